@@ -1,0 +1,47 @@
+import { INestApplicationContext, VersioningType } from '@nestjs/common';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppConfig } from './config/app-config';
+import { createValidationPipe, JsonObjectBodyPipe } from './http/validation';
+
+/** The Fastify instance's options: body limit and proxy trust come from configuration. */
+export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    routerOptions: { maxParamLength: 100 },
+    return503OnClosing: true,
+  });
+}
+
+/** Options for NestFactory.create: the JSON parser is ours (see registerJsonParser). */
+export const NEST_APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const;
+
+/**
+ * Everything the running service needs beyond its modules. main.ts and the
+ * end-to-end specs both call it, so the tests exercise exactly what ships.
+ */
+export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
+  registerJsonParser(app);
+  app.enableVersioning({ type: VersioningType.URI });
+  app.useGlobalPipes(new JsonObjectBodyPipe(), createValidationPipe());
+  app.enableShutdownHooks();
+  return app;
+}
+
+/**
+ * Bodies are JSON or nothing: Fastify's text/plain parser and Nest's form parser
+ * are not registered, so any other content type is answered 415.
+ */
+function registerJsonParser(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: fastify.initialConfig.bodyLimit },
+    fastify.getDefaultJsonParser('error', 'error'),
+  );
+}
+
+export function configOf(app: INestApplicationContext): AppConfig {
+  return app.get(AppConfig);
+}

@@ -1,0 +1,163 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, ValidateBy, validateSync } from 'class-validator';
+import { DEFAULT_PLAN_LIMITS, isPlan, Plan, PlanLimits } from '../auth/domain/plan';
+
+export const APP_ENVS = ['development', 'test', 'staging', 'production'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Raised when the environment cannot produce a valid configuration; its message is one line. */
+export class ConfigError extends Error {}
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) =>
+  value === 'true' ? true : value === 'false' ? false : value;
+const toList = ({ value }: { value: unknown }) =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : value;
+
+function IsIntBetween(min: number, max = Number.MAX_SAFE_INTEGER): PropertyDecorator {
+  return ValidateBy({
+    name: 'isIntBetween',
+    validator: {
+      validate: (value) => Number.isSafeInteger(value) && value >= min && value <= max,
+      defaultMessage: () => (max === Number.MAX_SAFE_INTEGER ? `must be an integer of at least ${min}` : `must be an integer from ${min} to ${max}`),
+    },
+  });
+}
+
+/**
+ * The environment variables the service reads, each checked once at start.
+ * Property names are the variable names so that an error message names the variable.
+ */
+class EnvironmentVariables {
+  @Transform(toInt) @IsIntBetween(0, 65535) PORT = 3000;
+  @IsString() HOST = '0.0.0.0';
+  @Matches(/^(sqlite:.+|(mysql|mariadb):\/\/.+)$/, {
+    message: 'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db',
+  })
+  DATABASE_URL = 'sqlite:./data/animal-store.db';
+  @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port' })
+  REDIS_URL?: string;
+  @IsIn(APP_ENVS) APP_ENV: AppEnv = 'development';
+  @Matches(/^https?:\/\/.+\/v1$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL ending in /v1' })
+  PUBLIC_BASE_URL = 'http://localhost:3000/v1';
+  @Matches(/^https?:\/\/.+\/v1$/, { message: 'STAGING_BASE_URL must be an http(s) URL ending in /v1' })
+  STAGING_BASE_URL = 'http://localhost:3000/v1';
+  @IsOptional() @IsString() RATE_LIMIT_PLANS?: string;
+  @Transform(toInt) @IsIntBetween(1) BAN_AFTER_REJECTIONS = 30;
+  @Transform(toInt) @IsIntBetween(1) BAN_SECONDS = 900;
+  @IsIn(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
+  @Transform(toInt) @IsIntBetween(1024) BODY_LIMIT_BYTES = 16_384;
+  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'DEPRECATION_DATE must be a date YYYY-MM-DD' })
+  DEPRECATION_DATE = '2026-11-21';
+  @Transform(toBool) @IsBoolean() TRUST_PROXY = false;
+  @Transform(toBool) @IsBoolean() ALLOW_SQLITE_IN_PRODUCTION = false;
+  @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
+  @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
+}
+
+const KNOWN_VARIABLES = new Set(Object.keys(new EnvironmentVariables()));
+
+export type RateLimitPlans = Readonly<Record<Plan, PlanLimits>>;
+
+/** The service's whole configuration, built once at start from the environment. */
+export interface AppConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly redisUrl?: string;
+  readonly appEnv: AppEnv;
+  readonly publicBaseUrl: string;
+  readonly stagingBaseUrl: string;
+  readonly rateLimitPlans: RateLimitPlans;
+  readonly banAfterRejections: number;
+  readonly banSeconds: number;
+  readonly logLevel: LogLevel;
+  readonly bodyLimitBytes: number;
+  /** When `getPet` was deprecated, as Unix seconds (RFC 9745 `Deprecation: @<seconds>`). */
+  readonly deprecatedAt: number;
+  readonly trustProxy: boolean;
+  readonly allowSqliteInProduction: boolean;
+  readonly corsOrigins: readonly string[];
+  readonly shutdownTimeoutMs: number;
+}
+
+/** DI token and type for the configuration object. */
+export abstract class AppConfig {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => value !== undefined && value !== '' && KNOWN_VARIABLES.has(name)),
+  );
+  const vars = plainToInstance(EnvironmentVariables, present);
+  const [first] = validateSync(vars, { stopAtFirstError: true });
+  if (first) {
+    const constraint = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+    const message = constraint.startsWith(`${first.property} `) ? constraint.slice(first.property.length + 1) : constraint;
+    throw new ConfigError(`Invalid configuration: ${first.property}: ${message}`);
+  }
+  if (vars.APP_ENV === 'production' && vars.DATABASE_URL.startsWith('sqlite:') && !vars.ALLOW_SQLITE_IN_PRODUCTION) {
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_URL: production needs MySQL; set ALLOW_SQLITE_IN_PRODUCTION=true to run on the embedded store',
+    );
+  }
+  return {
+    port: vars.PORT,
+    host: vars.HOST,
+    databaseUrl: vars.DATABASE_URL,
+    redisUrl: vars.REDIS_URL,
+    appEnv: vars.APP_ENV,
+    publicBaseUrl: vars.PUBLIC_BASE_URL,
+    stagingBaseUrl: vars.STAGING_BASE_URL,
+    rateLimitPlans: parsePlans(vars.RATE_LIMIT_PLANS),
+    banAfterRejections: vars.BAN_AFTER_REJECTIONS,
+    banSeconds: vars.BAN_SECONDS,
+    logLevel: vars.LOG_LEVEL,
+    bodyLimitBytes: vars.BODY_LIMIT_BYTES,
+    deprecatedAt: Date.parse(`${vars.DEPRECATION_DATE}T00:00:00Z`) / 1000,
+    trustProxy: vars.TRUST_PROXY,
+    allowSqliteInProduction: vars.ALLOW_SQLITE_IN_PRODUCTION,
+    corsOrigins: vars.CORS_ORIGINS,
+    shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+function parsePlans(json: string | undefined): RateLimitPlans {
+  if (json === undefined) return DEFAULT_PLAN_LIMITS;
+  const fail = (why: string): never => {
+    throw new ConfigError(`Invalid configuration: RATE_LIMIT_PLANS: ${why}`);
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return fail('is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return fail('must be a JSON object such as {"free":{"perMinute":5,"perDay":8}}');
+  }
+  const plans: Record<Plan, PlanLimits> = { ...DEFAULT_PLAN_LIMITS };
+  for (const [plan, limits] of Object.entries(parsed)) {
+    if (!isPlan(plan)) fail(`unknown plan "${plan}"`);
+    const { perMinute, perDay } = (limits ?? {}) as Partial<PlanLimits>;
+    const base = DEFAULT_PLAN_LIMITS[plan as Plan];
+    const merged = { perMinute: perMinute ?? base.perMinute, perDay: perDay ?? base.perDay };
+    if (!isPositiveInt(merged.perMinute) || !isPositiveInt(merged.perDay)) {
+      fail(`plan "${plan}" needs positive integers perMinute and perDay`);
+    }
+    plans[plan as Plan] = merged;
+  }
+  return plans;
+}
+
+function isPositiveInt(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 1;
+}

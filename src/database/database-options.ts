@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DataSourceOptions } from 'typeorm';
+import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';
+import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
+import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
+
+export const ENTITIES = [PetOrmEntity];
+
+// Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
+const MIGRATIONS = {
+  sqlite: [SqliteCreatePets],
+  mysql: [MysqlCreatePets],
+};
+
+export type DatabaseKind = 'sqlite' | 'mysql';
+
+export function databaseKind(databaseUrl: string): DatabaseKind {
+  return databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'mysql';
+}
+
+/** The one place that turns DATABASE_URL into TypeORM options: the app and ormconfig.ts both use it. */
+export function createDataSourceOptions(databaseUrl: string): DataSourceOptions {
+  const common = { entities: ENTITIES, synchronize: false, migrationsRun: false, logging: false } as const;
+  if (databaseKind(databaseUrl) === 'sqlite') {
+    const path = databaseUrl.slice('sqlite:'.length);
+    const database = path === ':memory:' ? path : resolve(path);
+    if (database !== ':memory:') mkdirSync(dirname(database), { recursive: true });
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database,
+      migrations: MIGRATIONS.sqlite,
+      // WAL lets readers run while a write is in progress; NORMAL sync is durable in WAL mode.
+      prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('busy_timeout = 5000');
+      },
+    };
+  }
+  return {
+    ...common,
+    type: 'mysql',
+    url: databaseUrl.replace(/^mariadb:/, 'mysql:'),
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    // BIGINT ids come back as JS numbers; anything past 2^53 - 1 would arrive as a string.
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    migrations: MIGRATIONS.mysql,
+    extra: { connectionLimit: 10 },
+  };
+}

@@ -1,0 +1,23 @@
+import { Logger, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { createDataSourceOptions } from './database-options';
+import { runMigrations } from './run-migrations';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => createDataSourceOptions(config.databaseUrl),
+      // The schema must be current before the first request, so migrations run as the pool opens.
+      dataSourceFactory: async (options) => {
+        const dataSource = await new DataSource(options!).initialize();
+        const applied = await runMigrations(dataSource);
+        if (applied.length) new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
+        return dataSource;
+      },
+    }),
+  ],
+})
+export class DatabaseModule {}

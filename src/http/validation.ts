@@ -1,0 +1,77 @@
+import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidateBy, ValidationOptions } from 'class-validator';
+import { InvalidInputError } from '../errors/domain-error';
+
+/** 2^53 - 1: the largest integer every JSON client reads exactly. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+export function isPositiveSafeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+}
+
+/** An integer from 1 to 2^53 - 1 sent as a JSON number (not a string, not a fraction). */
+export function IsId(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isId',
+      validator: {
+        validate: isPositiveSafeInteger,
+        defaultMessage: (args) => `${args?.property} must be an integer from 1 to ${MAX_ID}`,
+      },
+    },
+    options,
+  );
+}
+
+/** Turns a decimal query string into a number; anything else is left for the validator to reject. */
+export function toStrictInteger({ value }: { value: unknown }): unknown {
+  return typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
+}
+
+function describe(errors: ValidationError[], parent = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {});
+    return own.length ? own : describe(error.children ?? [], path);
+  });
+}
+
+/**
+ * The one validation pipe: strict types (no "5" for 5), unknown fields rejected,
+ * every failure raised as a domain error whose message names the field.
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    stopAtFirstError: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => new InvalidInputError(describe(errors).join('; ')),
+  });
+}
+
+/** A request body must be a JSON object: not absent, not null, not an array or a scalar. */
+@Injectable()
+export class JsonObjectBodyPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type !== 'body') return value;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new InvalidInputError('Request body must be a JSON object');
+    }
+    return value;
+  }
+}
+
+/** Path parameters that are ids: decimal digits, 1 to 2^53 - 1. */
+@Injectable()
+export class ParseIdPipe implements PipeTransform<string, number> {
+  transform(value: string, metadata: ArgumentMetadata): number {
+    const id = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+    if (!isPositiveSafeInteger(id)) {
+      throw new InvalidInputError(`${metadata.data ?? 'id'} must be an integer from 1 to ${MAX_ID}`);
+    }
+    return id;
+  }
+}

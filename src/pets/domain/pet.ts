@@ -1,0 +1,22 @@
+import { DEFAULT_PET_STATUS, PetStatus } from './pet-status';
+
+/** An animal in the catalogue. Ids are positive integers no larger than 2^53 - 1. */
+export interface Pet {
+  readonly id: number;
+  readonly name: string;
+  readonly categoryId: number;
+  readonly status: PetStatus;
+}
+
+export interface NewPet {
+  readonly name: string;
+  readonly categoryId: number;
+  readonly status?: PetStatus;
+}
+
+export const MAX_PET_NAME_LENGTH = 255;
+
+/** The pet as it will be stored: the default status applied. */
+export function preparePet(input: NewPet): Omit<Pet, 'id'> {
+  return { name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS };
+}
