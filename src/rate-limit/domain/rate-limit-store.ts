@@ -1,0 +1,53 @@
+/**
+ * The rate-limit counters: a port with two adapters (memory, Redis) that must
+ * behave identically.
+ *
+ * Semantics, shared by both adapters:
+ * - Each window is fixed and starts at the first request a key makes after the
+ *   previous window of that name ended; it lasts `durationMs`.
+ * - A request is accepted only when every window has room; it then counts in
+ *   every window. A rejected request counts in none (it uses no quota).
+ * - A rejection adds one to the `rejected` tally of each full window. When a
+ *   window's tally goes over `banAfterRejections`, the key is banned for `banMs`
+ *   from that moment, and that very request is answered as banned.
+ * - While banned, every request is rejected as banned and counts nowhere.
+ */
+export type WindowName = 'minute' | 'day';
+
+export interface WindowSpec {
+  readonly name: WindowName;
+  readonly limit: number;
+  readonly durationMs: number;
+}
+
+export interface BanPolicy {
+  readonly banAfterRejections: number;
+  readonly banMs: number;
+}
+
+export interface WindowState {
+  readonly name: WindowName;
+  readonly limit: number;
+  /** Requests left in this window after this request. */
+  readonly remaining: number;
+  /** When the window ends, epoch milliseconds. */
+  readonly resetAtMs: number;
+}
+
+export interface RateLimitDecision {
+  readonly allowed: boolean;
+  /** Rejected because the key is banned (the ban may have started with this request). */
+  readonly banned: boolean;
+  /** Whole seconds, at least 1, until a request would be accepted; 0 when allowed. */
+  readonly retryAfterSeconds: number;
+  /**
+   * The window that binds first: fewest remaining, on a tie the one that resets
+   * later. While banned: remaining 0 and resetAtMs the end of the ban.
+   */
+  readonly binding: WindowState;
+}
+
+export abstract class RateLimitStore {
+  /** Checks and, when accepted, counts one request of `key`, atomically. */
+  abstract consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): Promise<RateLimitDecision>;
+}
