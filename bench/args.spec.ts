@@ -1,0 +1,76 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ArgsError, parseArgs, USAGE } from './args';
+
+describe('parseArgs', () => {
+  it('gives the documented defaults', () => {
+    expect(parseArgs([])).toEqual({
+      store: 'sqlite',
+      pets: 100_000,
+      duration: 10,
+      warmup: 2,
+      connections: 50,
+      rounds: 3,
+      port: 3200,
+      scale: false,
+      help: false,
+    });
+  });
+
+  it('reads both --flag value and --flag=value', () => {
+    expect(parseArgs(['--store', 'mysql', '--pets=5000', '--duration', '3', '--connections=10', '--rounds', '5'])).toMatchObject({
+      store: 'mysql',
+      pets: 5000,
+      duration: 3,
+      connections: 10,
+      rounds: 5,
+    });
+  });
+
+  it('runs the scale run on MySQL with a million pets unless told otherwise', () => {
+    expect(parseArgs(['--scale'])).toMatchObject({ scale: true, store: 'mysql', pets: 1_000_000 });
+    expect(parseArgs(['--scale', '--pets', '10000000'])).toMatchObject({ scale: true, pets: 10_000_000 });
+  });
+
+  it.each([
+    [['--colour'], 'unknown argument "--colour" (see --help)'],
+    [['stray'], 'unknown argument "stray" (see --help)'],
+    [['--store', 'postgres'], '--store must be sqlite or mysql, got "postgres"'],
+    [['--pets', '12x'], '--pets needs an integer from 1000 to 100,000,000, got "12x"'],
+    [['--pets', '10'], '--pets needs an integer from 1000 to 100,000,000, got "10"'],
+    [['--duration'], '--duration needs an integer from 1 to 3,600, got nothing'],
+    [['--duration', '--rounds', '2'], '--duration needs an integer from 1 to 3,600, got nothing'],
+    [['--connections', '0'], '--connections needs an integer from 1 to 10,000, got "0"'],
+    [['--rounds', '1.5'], '--rounds needs an integer from 1 to 100, got "1.5"'],
+    [['--rounds', '2', '--rounds', '3'], '--rounds is given twice'],
+    [['--scale=yes'], '--scale takes no value'],
+    [['--scale', '--store', 'sqlite'], '--scale runs on MySQL only: drop --store sqlite'],
+    [['--scale', '--pets', '1000'], '--pets must be above 1000 for --scale'],
+  ])('rejects %j with one clear line', (argv, message) => {
+    expect(() => parseArgs(argv)).toThrow(new ArgsError(message));
+  });
+
+  it('lists every flag in the help', () => {
+    for (const flag of ['--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--port', '--scale', '--help']) {
+      expect(USAGE).toContain(flag);
+    }
+  });
+});
+
+describe('npm run bench with a bad command line', () => {
+  const run = (...argv: string[]) =>
+    spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'run.ts'), ...argv], { encoding: 'utf8' });
+
+  it('prints one line on stderr and exits non-zero before doing anything', () => {
+    const result = run('--connections', 'many');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe('bench: --connections needs an integer from 1 to 10,000, got "many"\n');
+    expect(result.stdout).toBe('');
+  });
+
+  it('prints the flags for --help and exits 0', () => {
+    const result = run('--help');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`${USAGE}\n`);
+  });
+});

@@ -1,0 +1,92 @@
+export type BenchStore = 'sqlite' | 'mysql';
+
+export interface BenchOptions {
+  readonly store: BenchStore;
+  readonly pets: number;
+  readonly duration: number;
+  readonly warmup: number;
+  readonly connections: number;
+  readonly rounds: number;
+  readonly port: number;
+  readonly scale: boolean;
+  readonly help: boolean;
+}
+
+/** Raised for a command line the bench cannot run; its message is one line. */
+export class ArgsError extends Error {}
+
+export const SCALE_SMALL_PETS = 1_000;
+export const SCALE_DEFAULT_PETS = 1_000_000;
+
+interface Flag {
+  readonly name: string;
+  readonly value?: string;
+  readonly help: string;
+}
+
+const FLAGS: readonly Flag[] = [
+  { name: 'store', value: 'sqlite|mysql', help: 'store the service runs on (default sqlite; mysql uses DATABASE_URL or mysql://root@127.0.0.1:3306/animal_store_bench)' },
+  { name: 'pets', value: 'N', help: 'pets seeded before the load (default 100000; with --scale 1000000)' },
+  { name: 'duration', value: 'S', help: 'seconds of load per scenario (default 10)' },
+  { name: 'warmup', value: 'S', help: 'seconds of unmeasured load before each scenario (default 2, 0 for none)' },
+  { name: 'connections', value: 'N', help: 'concurrent connections (default 50)' },
+  { name: 'rounds', value: 'N', help: 'rounds, alternating service and baseline; medians are reported (default 3)' },
+  { name: 'port', value: 'N', help: 'port of the service; the baseline uses the next one (default 3200)' },
+  { name: 'scale', help: 'scale run on MySQL: first and deep page at 1,000 and at --pets pets' },
+  { name: 'help', help: 'print this help' },
+];
+
+export const USAGE = [
+  'Usage: npm run bench -- [flags]',
+  '',
+  'Runs the service (node dist/main.js) and a bare Fastify baseline doing the same work, alternately,',
+  'and prints req/s, p50, p99, errors, non-2xx and server RSS per scenario with the service/baseline ratio.',
+  '',
+  ...FLAGS.map((flag) => `  --${flag.value ? `${flag.name} ${flag.value}` : flag.name}`.padEnd(28) + flag.help),
+].join('\n');
+
+function integer(flag: string, text: string | undefined, min: number, max: number): number {
+  if (text === undefined || !/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new ArgsError(`--${flag} needs an integer from ${min} to ${max.toLocaleString('en-US')}, got ${text === undefined ? 'nothing' : `"${text}"`}`);
+  }
+  return Number(text);
+}
+
+/** Reads `--flag value` and `--flag=value` forms; anything unknown or out of range is an ArgsError. */
+export function parseArgs(argv: readonly string[]): BenchOptions {
+  const given = new Map<string, string | undefined>();
+  for (let i = 0; i < argv.length; i++) {
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
+    const flag = match && FLAGS.find((candidate) => candidate.name === match[1]);
+    if (!match || !flag) throw new ArgsError(`unknown argument "${argv[i]}" (see --help)`);
+    if (given.has(flag.name)) throw new ArgsError(`--${flag.name} is given twice`);
+    if (!flag.value) {
+      if (match[2] !== undefined) throw new ArgsError(`--${flag.name} takes no value`);
+      given.set(flag.name, undefined);
+    } else if (match[2] !== undefined) {
+      given.set(flag.name, match[2]);
+    } else {
+      const next = argv[i + 1];
+      given.set(flag.name, next === undefined || next.startsWith('--') ? undefined : argv[++i]);
+    }
+  }
+  const scale = given.has('scale');
+  const store = given.get('store') ?? (scale ? 'mysql' : 'sqlite');
+  if (store !== 'sqlite' && store !== 'mysql') throw new ArgsError(`--store must be sqlite or mysql, got "${store}"`);
+  if (scale && store !== 'mysql') throw new ArgsError('--scale runs on MySQL only: drop --store sqlite');
+  const pets = given.has('pets') ? integer('pets', given.get('pets'), 1_000, 100_000_000) : scale ? SCALE_DEFAULT_PETS : 100_000;
+  if (scale && pets <= SCALE_SMALL_PETS) throw new ArgsError(`--pets must be above ${SCALE_SMALL_PETS} for --scale`);
+  const optional = (name: string, fallback: number, min: number, max: number) =>
+    given.has(name) ? integer(name, given.get(name), min, max) : fallback;
+  return {
+    store,
+    pets,
+    duration: optional('duration', 10, 1, 3_600),
+    warmup: optional('warmup', 2, 0, 600),
+    connections: optional('connections', 50, 1, 10_000),
+    rounds: optional('rounds', 3, 1, 100),
+    port: optional('port', 3200, 1, 65_534),
+    scale,
+    help: given.has('help'),
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The reference the service is measured against: bare Fastify doing the same
+ * work per request with the same drivers (a key hash looked up in a Map, one
+ * in-memory counter, the same SQL, the same JSON and headers), and nothing else.
+ * Self-contained on purpose: it imports no service code.
+ *
+ * Environment: PORT, HOST, DATABASE_URL, and BENCH_API_KEY (absent: no key check).
+ */
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import Fastify, { FastifyReply, FastifyRequest } from 'fastify';
+import { createPool } from 'mysql2/promise';
+
+type Row = { id: number; name: string; categoryId: number; status: string };
+
+interface Store {
+  page(status: string | undefined, afterId: number, limit: number): Promise<Row[]>;
+  byId(id: number): Promise<Row | undefined>;
+  insert(name: string, categoryId: number, status: string): Promise<number>;
+}
+
+const COLUMNS = 'id, name, category_id AS categoryId, status';
+const SQL = {
+  page: `SELECT ${COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`,
+  pageByStatus: `SELECT ${COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`,
+  byId: `SELECT ${COLUMNS} FROM pets WHERE id = ?`,
+  insert: 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)',
+};
+
+function openStore(url: string): Store {
+  if (url.startsWith('sqlite:')) {
+    const db = new Database(url.slice('sqlite:'.length));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    const page = db.prepare(SQL.page);
+    const pageByStatus = db.prepare(SQL.pageByStatus);
+    const byId = db.prepare(SQL.byId);
+    const insert = db.prepare(SQL.insert);
+    return {
+      page: async (status, afterId, limit) => (status ? pageByStatus.all(status, afterId, limit) : page.all(afterId, limit)) as Row[],
+      byId: async (id) => byId.get(id) as Row | undefined,
+      insert: async (name, categoryId, status) => Number(insert.run(name, categoryId, status).lastInsertRowid),
+    };
+  }
+  const pool = createPool({
+    uri: url.replace(/^mariadb:/, 'mysql:'),
+    connectionLimit: 10,
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+  });
+  return {
+    page: async (status, afterId, limit) =>
+      (await pool.query(status ? SQL.pageByStatus : SQL.page, status ? [status, afterId, limit] : [afterId, limit]))[0] as Row[],
+    byId: async (id) => ((await pool.query(SQL.byId, [id]))[0] as Row[])[0],
+    insert: async (name, categoryId, status) => Number(((await pool.query(SQL.insert, [name, categoryId, status]))[0] as { insertId: number }).insertId),
+  };
+}
+
+const STATUSES = new Set(['available', 'pending', 'sold']);
+const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
+const DEPRECATION = `@${Date.parse('2026-11-21T00:00:00Z') / 1000}`;
+const PER_MINUTE = 100_000_000;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const keyHashes = new Map<string, string>();
+if (process.env.BENCH_API_KEY) keyHashes.set(sha256(process.env.BENCH_API_KEY), 'bench');
+const counters = new Map<string, { windowStart: number; count: number }>();
+
+const toPet = (row: Row) => ({ id: Number(row.id), name: row.name, categoryId: Number(row.categoryId), status: row.status });
+const fail = (reply: FastifyReply, status: number, code: string, message: string) => reply.code(status).send({ code, message, status });
+const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+const origin = (request: FastifyRequest) => `http://${request.headers.host ?? 'localhost'}`;
+
+function decodeCursor(cursor: string): number {
+  const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  return /^p1\.\d{1,16}$/.test(text) ? Number(text.slice(3)) : NaN;
+}
+
+const store = openStore(process.env.DATABASE_URL ?? '');
+const app = Fastify({ bodyLimit: 16_384 });
+
+app.addHook('onRequest', async (request, reply) => {
+  let caller = request.ip;
+  if (keyHashes.size) {
+    const match = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+    const keyId = match ? keyHashes.get(sha256(match[1])) : undefined;
+    if (!keyId) {
+      reply.header('WWW-Authenticate', 'Bearer realm="animal-store"');
+      return fail(reply, 401, 'unauthorized', 'A valid API key is required');
+    }
+    caller = keyId;
+  }
+  const now = Date.now();
+  const windowStart = now - (now % 60_000);
+  let counter = counters.get(caller);
+  if (!counter || counter.windowStart !== windowStart) counters.set(caller, (counter = { windowStart, count: 0 }));
+  counter.count += 1;
+  reply.header('X-RateLimit-Limit', PER_MINUTE);
+  reply.header('X-RateLimit-Remaining', PER_MINUTE - counter.count);
+  reply.header('X-RateLimit-Reset', (windowStart + 60_000) / 1000);
+});
+
+app.get('/v1/pets', async (request, reply) => {
+  const query = request.query as Record<string, string | undefined>;
+  const limit = query.limit === undefined ? 20 : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
+  if (!(limit >= 1 && limit <= 100)) return fail(reply, 400, 'validation_failed', 'limit must be an integer from 1 to 100');
+  if (query.status !== undefined && !STATUSES.has(query.status)) return fail(reply, 400, 'validation_failed', 'status is invalid');
+  const afterId = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+  if (!(afterId >= 0)) return fail(reply, 400, 'validation_failed', 'cursor is malformed');
+  const rows = await store.page(query.status, afterId, limit + 1);
+  const pets = rows.slice(0, limit).map(toPet);
+  if (rows.length > limit) {
+    const next = new URLSearchParams({ limit: String(limit) });
+    if (query.status) next.set('status', query.status);
+    next.set('cursor', Buffer.from(`p1.${pets[pets.length - 1].id}`).toString('base64url'));
+    reply.header('Link', `<${origin(request)}/v1/pets?${next}>; rel="next"`);
+  }
+  return pets;
+});
+
+app.get('/v1/pets/:petId', async (request, reply) => {
+  reply.header('Deprecation', DEPRECATION);
+  reply.header('Sunset', SUNSET);
+  reply.header('Link', `<${origin(request)}/v1/pets>; rel="successor-version"`);
+  const { petId } = request.params as { petId: string };
+  const id = /^\d{1,16}$/.test(petId) ? Number(petId) : NaN;
+  if (!isId(id)) return fail(reply, 400, 'validation_failed', 'petId is invalid');
+  const row = await store.byId(id);
+  return row ? toPet(row) : fail(reply, 404, 'not_found', `No pet with id ${id}`);
+});
+
+app.post('/v1/pets', async (request, reply) => {
+  const body = request.body as Record<string, unknown> | null;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(reply, 400, 'validation_failed', 'Request body must be a JSON object');
+  const { name, categoryId, status = 'available', ...rest } = body;
+  if (Object.keys(rest).length) return fail(reply, 400, 'validation_failed', 'unknown fields');
+  if (typeof name !== 'string' || !/\S/.test(name) || [...name].length > 255) return fail(reply, 400, 'validation_failed', 'name is invalid');
+  if (!isId(categoryId)) return fail(reply, 400, 'validation_failed', 'categoryId is invalid');
+  if (typeof status !== 'string' || !STATUSES.has(status)) return fail(reply, 400, 'validation_failed', 'status is invalid');
+  const id = await store.insert(name, categoryId, status);
+  return reply.code(201).send({ id, name, categoryId, status });
+});
+
+app.listen({ port: Number(process.env.PORT ?? 3201), host: process.env.HOST ?? '127.0.0.1' }).catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

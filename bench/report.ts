@@ -1,0 +1,61 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LoadFigures } from './load';
+import { Comparison, MedianFigures, ScaleRatio, ScaleRow, Verdict } from './summary';
+
+const num = (value: number | undefined, digits = 0) =>
+  value === undefined ? 'n/a' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** A Markdown table: readable in a terminal and pasteable into the README as it is. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+const FIGURE_HEADER = ['req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'RSS MB'];
+
+function figureCells(f: MedianFigures): string[] {
+  return [num(f.reqPerSec), num(f.p50Ms, 1), num(f.p99Ms, 1), num(f.errors), num(f.non2xx), num(f.peakRssMb)];
+}
+
+export function progressLine(prefix: string, f: LoadFigures, rssMb: number | undefined): string {
+  const trouble = f.errors || f.non2xx ? `  errors ${f.errors}  non-2xx ${f.non2xx}` : '';
+  return `${prefix}  ${num(f.reqPerSec).padStart(7)} req/s  p50 ${num(f.p50Ms, 1).padStart(6)} ms  p99 ${num(f.p99Ms, 1).padStart(6)} ms  RSS ${num(rssMb)} MB${trouble}`;
+}
+
+export function comparisonTable(comparisons: readonly Comparison[]): string {
+  return table(
+    ['scenario', 'server', ...FIGURE_HEADER, 'req/s ratio', 'p50 ratio', 'p99 ratio'],
+    comparisons.flatMap((c) => [
+      [c.scenario, 'service', ...figureCells(c.service), num(c.reqPerSecRatio, 2), num(c.p50Ratio, 2), num(c.p99Ratio, 2)],
+      [c.scenario, 'baseline', ...figureCells(c.baseline), '', '', ''],
+    ]),
+  );
+}
+
+export function verdictTable(verdicts: readonly Verdict[]): string {
+  const state = (met: boolean | undefined) => (met === undefined ? 'reported' : met ? 'met' : 'MISSED');
+  return table(['target', 'wanted', 'measured', ''], verdicts.map((v) => [v.what, v.target, v.measured, state(v.met)]));
+}
+
+export function scaleTable(rows: readonly ScaleRow[], ratios: readonly ScaleRatio[], small: number, large: number): string {
+  const figures = table(
+    ['pets', 'scenario', ...FIGURE_HEADER],
+    rows.map((row) => [num(row.pets), row.scenario, ...figureCells(row.figures)]),
+  );
+  const scaled = table(
+    ['scenario', `p50 ${num(large)} / ${num(small)}`, 'p99 ratio', 'req/s ratio'],
+    ratios.map((r) => [r.scenario, num(r.p50Ratio, 2), num(r.p99Ratio, 2), num(r.reqPerSecRatio, 2)]),
+  );
+  return `${figures}\n\n${scaled}`;
+}
+
+/** Writes the run's figures as JSON under `directory` and returns the file's path. */
+export function writeResults(directory: string, name: string, results: unknown): string {
+  mkdirSync(directory, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const path = join(directory, `${stamp}-${name}.json`);
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+  return path;
+}

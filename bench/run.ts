@@ -1,0 +1,215 @@
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { ArgsError, BenchOptions, parseArgs, SCALE_SMALL_PETS, USAGE } from './args';
+import { BenchDatabase, DEFAULT_MYSQL_URL, mysqlDatabase, removePetsAfter, seedPets, sqliteDatabase } from './database';
+import { runLoad } from './load';
+import { compileBaseline, createApiKey, ensureBuilt, keysCliExists, MAIN, migrate, RESULTS_DIR } from './prepare';
+import { comparisonTable, progressLine, scaleTable, verdictTable, writeResults } from './report';
+import { buildScenarios, Scenario, ScenarioName } from './scenarios';
+import { RunningServer, startServer, withPeakRss } from './servers';
+import { median } from './stats';
+import { compare, Measurement, medianFigures, scaleRatios, scaleVerdict, Target, verdicts } from './summary';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Until the service has /healthz, ready means the first page answers. */
+const READY_PATH = '/v1/pets?limit=1';
+
+const COMPARED: readonly ScenarioName[] = ['list-first', 'list-deep', 'get', 'create'];
+const SCALED: readonly ScenarioName[] = ['list-first', 'list-deep'];
+
+/** What the service, the baseline, the migrations and the key CLI all run with. */
+function serverEnv(database: BenchDatabase, port: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    APP_ENV: 'production',
+    NODE_ENV: 'production',
+    ALLOW_SQLITE_IN_PRODUCTION: 'true',
+    LOG_LEVEL: 'warn',
+  };
+  // Counters in memory on both sides: the baseline has no Redis either.
+  delete env.REDIS_URL;
+  delete env.RATE_LIMIT_PLANS;
+  delete env.BENCH_API_KEY;
+  return env;
+}
+
+interface Prepared {
+  readonly database: BenchDatabase;
+  readonly apiKey?: string;
+}
+
+async function prepareDatabase(database: BenchDatabase, pets: number, port: number): Promise<Prepared> {
+  migrate(serverEnv(database, port));
+  const started = Date.now();
+  say(`Seeding ${pets.toLocaleString('en-US')} pets into ${database.label}...`);
+  const seeded = await seedPets(database, pets, (done) => say(`  ${done.toLocaleString('en-US')} pets...`));
+  say(seeded ? `  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s` : '  already holds exactly those pets: kept');
+  if (!keysCliExists()) {
+    say('WARNING: dist/auth/cli/keys.js does not exist yet: running without an API key.');
+    return { database };
+  }
+  return { database, apiKey: createApiKey(serverEnv(database, port)) };
+}
+
+function startTarget(target: Target, prepared: Prepared, port: number, baselineScript: string | undefined, round: number): Promise<RunningServer> {
+  const env = serverEnv(prepared.database, port);
+  // The baseline checks the key against this one hash; the service reads its keys from the store.
+  if (target === 'baseline' && prepared.apiKey) env.BENCH_API_KEY = prepared.apiKey;
+  return startServer({
+    label: target,
+    command: process.execPath,
+    args: [target === 'service' ? MAIN : baselineScript!],
+    env,
+    readyUrl: `http://127.0.0.1:${port}${READY_PATH}`,
+    readyHeaders: authHeaders(prepared.apiKey),
+    logFile: join(RESULTS_DIR, `${target}-round${round}.log`),
+  });
+}
+
+function authHeaders(apiKey: string | undefined): Record<string, string> {
+  return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+}
+
+async function measure(server: RunningServer, scenario: Scenario, port: number, options: BenchOptions, apiKey: string | undefined) {
+  const settings = { baseUrl: `http://127.0.0.1:${port}`, connections: options.connections, duration: options.duration, headers: authHeaders(apiKey) };
+  if (options.warmup > 0) await runLoad(scenario, settings, options.warmup);
+  return withPeakRss(server, () => runLoad(scenario, settings));
+}
+
+function describeRun(options: BenchOptions, database: BenchDatabase): Record<string, unknown> {
+  return {
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    date: new Date().toISOString(),
+    options,
+    database: database.label,
+    node: process.version,
+    cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
+    readyPath: READY_PATH,
+  };
+}
+
+async function runComparison(options: BenchOptions): Promise<void> {
+  const database =
+    options.store === 'sqlite' ? sqliteDatabase(RESULTS_DIR, options.pets) : await mysqlDatabase(mysqlUrl());
+  const prepared = await prepareDatabase(database, options.pets, options.port);
+  const baselineScript = compileBaseline();
+  const scenarios = buildScenarios(options.pets);
+  const measurements: Measurement[] = [];
+  const startups: { round: number; target: Target; ms: number }[] = [];
+  const perTarget = COMPARED.length * (options.duration + options.warmup) + 3;
+  say(`${options.rounds} rounds of service and baseline, ${COMPARED.length} scenarios of ${options.duration} s at ${options.connections} connections: about ${Math.ceil((options.rounds * 2 * perTarget) / 60)} min`);
+  for (let round = 1; round <= options.rounds; round++) {
+    // Alternate which server goes first, so a slow drift of the machine does not favour one side.
+    const order: Target[] = round % 2 ? ['service', 'baseline'] : ['baseline', 'service'];
+    for (const target of order) {
+      const port = target === 'service' ? options.port : options.port + 1;
+      const server = await startTarget(target, prepared, port, baselineScript, round);
+      startups.push({ round, target, ms: server.startupMs });
+      say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
+      try {
+        for (const name of COMPARED) {
+          const { result, peakRssMb } = await measure(server, scenarios[name], port, options, prepared.apiKey);
+          measurements.push({ round, target, scenario: name, figures: result, peakRssMb });
+          say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, peakRssMb));
+        }
+      } finally {
+        await server.stop();
+      }
+      await removePetsAfter(database, options.pets);
+    }
+  }
+  const comparisons = compare(measurements, COMPARED);
+  const startupOf = (target: Target) => median(startups.filter((s) => s.target === target).map((s) => s.ms));
+  const targets = verdicts(comparisons, startupOf('service'), options.store === 'sqlite');
+  say('');
+  say(`Medians of ${options.rounds} rounds on ${options.store} with ${options.pets.toLocaleString('en-US')} pets (ratios: median of the per-round service/baseline ratios)`);
+  say(comparisonTable(comparisons));
+  say('');
+  say(`Startup to a ready ${READY_PATH}: service ${startupOf('service').toFixed(0)} ms, baseline ${startupOf('baseline').toFixed(0)} ms (medians)`);
+  say('');
+  say(verdictTable(targets));
+  const file = writeResults(RESULTS_DIR, `bench-${options.store}`, {
+    ...describeRun(options, database),
+    keyed: prepared.apiKey !== undefined,
+    scenarios: Object.fromEntries(COMPARED.map((name) => [name, scenarios[name].describe])),
+    comparisons,
+    startupMs: { service: startupOf('service'), baseline: startupOf('baseline'), samples: startups },
+    targets,
+    measurements,
+  });
+  say(`\nFigures written to ${file}`);
+}
+
+async function runScale(options: BenchOptions): Promise<void> {
+  const sizes = [SCALE_SMALL_PETS, options.pets];
+  const prepared = new Map<number, Prepared>();
+  for (const pets of sizes) prepared.set(pets, await prepareDatabase(await mysqlDatabase(mysqlUrl(), `_${pets}`), pets, options.port));
+  const runs: (Measurement & { pets: number })[] = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    const order = round % 2 ? sizes : [...sizes].reverse();
+    for (const pets of order) {
+      const setup = prepared.get(pets)!;
+      const scenarios = buildScenarios(pets);
+      const server = await startTarget('service', setup, options.port, undefined, round);
+      try {
+        for (const name of SCALED) {
+          const { result, peakRssMb } = await measure(server, scenarios[name], options.port, options, setup.apiKey);
+          runs.push({ round, target: 'service', scenario: name, figures: result, peakRssMb, pets });
+          say(progressLine(`[round ${round}/${options.rounds}] ${pets.toLocaleString('en-US').padStart(11)} pets ${name.padEnd(10)}`, result, peakRssMb));
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  const rows = sizes.flatMap((pets) =>
+    SCALED.map((scenario) => ({ pets, scenario, figures: medianFigures(runs.filter((r) => r.pets === pets && r.scenario === scenario)) })),
+  );
+  const ratios = scaleRatios(runs, SCALE_SMALL_PETS, options.pets, SCALED);
+  const verdict = scaleVerdict(ratios, options.pets);
+  say('');
+  say(`Scale run on MySQL, medians of ${options.rounds} rounds (ratios: median of the per-round large/small ratios)`);
+  say(scaleTable(rows, ratios, SCALE_SMALL_PETS, options.pets));
+  say('');
+  say(verdictTable([verdict]));
+  const file = writeResults(RESULTS_DIR, 'scale-mysql', {
+    ...describeRun(options, prepared.get(options.pets)!.database),
+    keyed: prepared.get(options.pets)!.apiKey !== undefined,
+    rows,
+    ratios,
+    targets: [verdict],
+    measurements: runs,
+  });
+  say(`\nFigures written to ${file}`);
+}
+
+function mysqlUrl(): string {
+  const configured = process.env.DATABASE_URL;
+  return configured && /^(mysql|mariadb):\/\//.test(configured) ? configured : DEFAULT_MYSQL_URL;
+}
+
+async function main(): Promise<void> {
+  let options: BenchOptions;
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof ArgsError)) throw error;
+    process.stderr.write(`bench: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (options.help) {
+    say(USAGE);
+    return;
+  }
+  ensureBuilt(say);
+  await (options.scale ? runScale(options) : runComparison(options));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

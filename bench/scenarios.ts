@@ -1,0 +1,45 @@
+import type { Request } from 'autocannon';
+import { encodeCursor } from '../src/pets/http/pet-cursor';
+
+export type ScenarioName = 'list-first' | 'list-deep' | 'get' | 'create';
+
+export interface Scenario {
+  readonly name: ScenarioName;
+  readonly describe: string;
+  readonly request: Request;
+}
+
+/** How far from the end the deep cursor sits: one status in three, so a full page of 20 still follows. */
+const DEEP_OFFSET = 100;
+
+/** The requests each scenario sends, against a table seeded with pets 1..pets. */
+export function buildScenarios(pets: number): Record<ScenarioName, Scenario> {
+  const deepCursor = encodeCursor(pets - DEEP_OFFSET);
+  return {
+    'list-first': { name: 'list-first', describe: 'GET /v1/pets?limit=20', request: { method: 'GET', path: '/v1/pets?limit=20' } },
+    'list-deep': {
+      name: 'list-deep',
+      describe: `GET /v1/pets?limit=20&status=sold&cursor=<after ${pets - DEEP_OFFSET}>`,
+      request: { method: 'GET', path: `/v1/pets?limit=20&status=sold&cursor=${deepCursor}` },
+    },
+    get: {
+      name: 'get',
+      describe: `GET /v1/pets/{random 1..${pets}}`,
+      request: {
+        method: 'GET',
+        path: '/v1/pets/1',
+        setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }),
+      },
+    },
+    create: {
+      name: 'create',
+      describe: 'POST /v1/pets {"name":"Bench","categoryId":7,"status":"pending"}',
+      request: {
+        method: 'POST',
+        path: '/v1/pets',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
+      },
+    },
+  };
+}

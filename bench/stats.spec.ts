@@ -1,0 +1,83 @@
+import { median, medianRatio, ratio } from './stats';
+import { compare, Measurement, scaleRatios, verdicts } from './summary';
+
+describe('median', () => {
+  it('takes the middle of an odd count, whatever the order', () => {
+    expect(median([9, 1, 5])).toBe(5);
+  });
+
+  it('averages the two middle values of an even count', () => {
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+
+  it('refuses an empty series rather than inventing a figure', () => {
+    expect(() => median([])).toThrow('median of no values');
+  });
+});
+
+describe('ratio', () => {
+  it('divides by the reference', () => {
+    expect(ratio(800, 1000)).toBe(0.8);
+  });
+
+  it('is undefined without a positive reference', () => {
+    expect(ratio(5, 0)).toBeUndefined();
+    expect(ratio(5, NaN)).toBeUndefined();
+  });
+
+  it('takes the median of the per-round ratios, not the ratio of the medians', () => {
+    // Rounds: 1.0, 0.5, 0.9 -> 0.9; the ratio of the medians would be 100 / 200 = 0.5.
+    expect(medianRatio([100, 100, 900], [100, 200, 1000])).toBeCloseTo(0.9);
+  });
+});
+
+const run = (round: number, target: 'service' | 'baseline', reqPerSec: number, p99Ms: number): Measurement => ({
+  round,
+  target,
+  scenario: 'get',
+  figures: { reqPerSec, p50Ms: p99Ms / 4, p99Ms, errors: round === 2 ? 1 : 0, non2xx: 0, total: reqPerSec * 10 },
+  peakRssMb: 100 + round,
+});
+
+describe('compare', () => {
+  const measurements = [
+    run(1, 'service', 900, 20),
+    run(1, 'baseline', 1000, 10),
+    run(2, 'baseline', 500, 40),
+    run(2, 'service', 400, 40),
+    run(3, 'service', 1200, 12),
+    run(3, 'baseline', 1000, 12),
+  ];
+
+  it('pairs each round of the service with the same round of the baseline', () => {
+    const [get] = compare(measurements, ['get']);
+    expect(get.reqPerSecRatio).toBeCloseTo(0.9); // rounds 0.9, 0.8, 1.2
+    expect(get.p99Ratio).toBeCloseTo(1); // rounds 2, 1, 1
+    expect(get.service).toEqual({ reqPerSec: 900, p50Ms: 5, p99Ms: 20, errors: 1, non2xx: 0, peakRssMb: 102 });
+  });
+
+  it('marks each target met or missed', () => {
+    const table = verdicts(compare(measurements, ['get']), 2_500, true);
+    expect(table).toEqual([
+      { what: 'get req/s', target: '>= 0.80x baseline', measured: '0.90x', met: true },
+      { what: 'get p99', target: '<= 1.5x baseline', measured: '1.00x', met: true },
+      { what: 'service RSS under list load', target: '< 200 MB', measured: 'n/a', met: undefined },
+      { what: 'service startup to ready', target: '< 2000 ms', measured: '2500 ms', met: false },
+    ]);
+  });
+});
+
+describe('scaleRatios', () => {
+  it('divides the large store by the small one round by round', () => {
+    const at = (pets: number, round: number, p50Ms: number) => ({
+      ...run(round, 'service', 1000, p50Ms * 2),
+      scenario: 'list-deep' as const,
+      figures: { reqPerSec: 1000, p50Ms, p99Ms: p50Ms * 2, errors: 0, non2xx: 0, total: 1 },
+      pets,
+    });
+    const runs = [at(1_000, 1, 10), at(1_000_000, 1, 12), at(1_000, 2, 10), at(1_000_000, 2, 30), at(1_000, 3, 10), at(1_000_000, 3, 11)];
+    expect(scaleRatios(runs, 1_000, 1_000_000, ['list-deep'])).toEqual([
+      { scenario: 'list-deep', p50Ratio: 1.2, p99Ratio: 1.2, reqPerSecRatio: 1 },
+    ]);
+  });
+});

@@ -1,0 +1,139 @@
+import { LoadFigures } from './load';
+import { ScenarioName } from './scenarios';
+import { median, medianRatio } from './stats';
+
+export type Target = 'service' | 'baseline';
+
+/** One scenario run against one server in one round. */
+export interface Measurement {
+  readonly round: number;
+  readonly target: Target;
+  readonly scenario: ScenarioName;
+  readonly figures: LoadFigures;
+  readonly peakRssMb?: number;
+}
+
+export interface MedianFigures {
+  readonly reqPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Summed over the rounds: one error anywhere should show. */
+  readonly errors: number;
+  readonly non2xx: number;
+  readonly peakRssMb?: number;
+}
+
+export interface Comparison {
+  readonly scenario: ScenarioName;
+  readonly service: MedianFigures;
+  readonly baseline: MedianFigures;
+  /** Medians of the per-round ratios service/baseline. */
+  readonly reqPerSecRatio?: number;
+  readonly p50Ratio?: number;
+  readonly p99Ratio?: number;
+}
+
+export interface Verdict {
+  readonly what: string;
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean | undefined;
+}
+
+export function medianFigures(runs: readonly Measurement[]): MedianFigures {
+  const rss = runs.map((run) => run.peakRssMb).filter((value): value is number => value !== undefined);
+  return {
+    reqPerSec: median(runs.map((run) => run.figures.reqPerSec)),
+    p50Ms: median(runs.map((run) => run.figures.p50Ms)),
+    p99Ms: median(runs.map((run) => run.figures.p99Ms)),
+    errors: runs.reduce((sum, run) => sum + run.figures.errors, 0),
+    non2xx: runs.reduce((sum, run) => sum + run.figures.non2xx, 0),
+    peakRssMb: rss.length ? median(rss) : undefined,
+  };
+}
+
+/** Pairs each round's service run with the same round's baseline run of the scenario. */
+export function compare(measurements: readonly Measurement[], scenarios: readonly ScenarioName[]): Comparison[] {
+  return scenarios.map((scenario) => {
+    const runs = (target: Target) =>
+      measurements.filter((m) => m.scenario === scenario && m.target === target).sort((a, b) => a.round - b.round);
+    const service = runs('service');
+    const baseline = runs('baseline');
+    const series = (pick: (f: LoadFigures) => number) =>
+      medianRatio(service.map((m) => pick(m.figures)), baseline.map((m) => pick(m.figures)));
+    return {
+      scenario,
+      service: medianFigures(service),
+      baseline: medianFigures(baseline),
+      reqPerSecRatio: series((f) => f.reqPerSec),
+      p50Ratio: series((f) => f.p50Ms),
+      p99Ratio: series((f) => f.p99Ms),
+    };
+  });
+}
+
+const MIN_RATIO: Record<ScenarioName, number> = { 'list-first': 0.8, 'list-deep': 0.8, get: 0.8, create: 0.7 };
+const MAX_P99_RATIO = 1.5;
+export const MAX_LIST_RSS_MB = 200;
+export const MAX_STARTUP_MS = 2_000;
+export const MAX_SCALE_P50_RATIO = 1.5;
+
+const fixed = (value: number | undefined, digits = 2, unit = '') => (value === undefined ? 'n/a' : `${value.toFixed(digits)}${unit}`);
+const atMost = (value: number | undefined, limit: number) => (value === undefined ? undefined : value <= limit);
+const atLeast = (value: number | undefined, limit: number) => (value === undefined ? undefined : value >= limit);
+
+/** The issue's targets, each with what was measured. */
+export function verdicts(comparisons: readonly Comparison[], startupMs: number | undefined, embeddedStore: boolean): Verdict[] {
+  const result: Verdict[] = [];
+  for (const c of comparisons) {
+    result.push({ what: `${c.scenario} req/s`, target: `>= ${MIN_RATIO[c.scenario].toFixed(2)}x baseline`, measured: fixed(c.reqPerSecRatio, 2, 'x'), met: atLeast(c.reqPerSecRatio, MIN_RATIO[c.scenario]) });
+    if (c.scenario !== 'create') {
+      result.push({ what: `${c.scenario} p99`, target: `<= ${MAX_P99_RATIO}x baseline`, measured: fixed(c.p99Ratio, 2, 'x'), met: atMost(c.p99Ratio, MAX_P99_RATIO) });
+    }
+  }
+  const listRss = comparisons
+    .filter((c) => c.scenario.startsWith('list'))
+    .map((c) => c.service.peakRssMb)
+    .filter((value): value is number => value !== undefined);
+  const rss = listRss.length ? Math.max(...listRss) : undefined;
+  result.push({ what: 'service RSS under list load', target: `< ${MAX_LIST_RSS_MB} MB`, measured: fixed(rss, 0, ' MB'), met: rss === undefined ? undefined : rss < MAX_LIST_RSS_MB });
+  result.push({
+    what: 'service startup to ready',
+    target: embeddedStore ? `< ${MAX_STARTUP_MS} ms` : `< ${MAX_STARTUP_MS} ms on SQLite (reported only)`,
+    measured: fixed(startupMs, 0, ' ms'),
+    met: embeddedStore && startupMs !== undefined ? startupMs < MAX_STARTUP_MS : undefined,
+  });
+  return result;
+}
+
+export interface ScaleRow {
+  readonly pets: number;
+  readonly scenario: ScenarioName;
+  readonly figures: MedianFigures;
+}
+
+export interface ScaleRatio {
+  readonly scenario: ScenarioName;
+  readonly p50Ratio?: number;
+  readonly p99Ratio?: number;
+  readonly reqPerSecRatio?: number;
+}
+
+/** Latency at the large size over latency at the small one, per scenario, from each round's pair. */
+export function scaleRatios(runs: readonly (Measurement & { pets: number })[], small: number, large: number, scenarios: readonly ScenarioName[]): ScaleRatio[] {
+  return scenarios.map((scenario) => {
+    const at = (pets: number) => runs.filter((r) => r.scenario === scenario && r.pets === pets).sort((a, b) => a.round - b.round);
+    const series = (pick: (f: LoadFigures) => number) => medianRatio(at(large).map((r) => pick(r.figures)), at(small).map((r) => pick(r.figures)));
+    return { scenario, p50Ratio: series((f) => f.p50Ms), p99Ratio: series((f) => f.p99Ms), reqPerSecRatio: series((f) => f.reqPerSec) };
+  });
+}
+
+export function scaleVerdict(ratios: readonly ScaleRatio[], large: number): Verdict {
+  const deep = ratios.find((r) => r.scenario === 'list-deep');
+  return {
+    what: `list-deep p50 at ${large.toLocaleString('en-US')} pets`,
+    target: `<= ${MAX_SCALE_P50_RATIO}x the p50 at 1,000`,
+    measured: fixed(deep?.p50Ratio, 2, 'x'),
+    met: atMost(deep?.p50Ratio, MAX_SCALE_P50_RATIO),
+  };
+}
