@@ -13,6 +13,7 @@ describe('parseArgs', () => {
       rounds: 3,
       port: 3200,
       scale: false,
+      profile: undefined,
       help: false,
     });
   });
@@ -25,6 +26,10 @@ describe('parseArgs', () => {
       connections: 10,
       rounds: 5,
     });
+  });
+
+  it('takes a scenario to profile', () => {
+    expect(parseArgs(['--profile', 'create', '--store', 'mysql'])).toMatchObject({ profile: 'create', store: 'mysql' });
   });
 
   it('runs the scale run on MySQL with a million pets unless told otherwise', () => {
@@ -46,12 +51,15 @@ describe('parseArgs', () => {
     [['--scale=yes'], '--scale takes no value'],
     [['--scale', '--store', 'sqlite'], '--scale runs on MySQL only: drop --store sqlite'],
     [['--scale', '--pets', '1000'], '--pets must be above 1000 for --scale'],
+    [['--profile', 'everything'], '--profile needs one of list-first, list-deep, get, create, got "everything"'],
+    [['--profile'], '--profile needs one of list-first, list-deep, get, create, got nothing'],
+    [['--scale', '--profile', 'get'], '--profile and --scale do not go together'],
   ])('rejects %j with one clear line', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new ArgsError(message));
   });
 
   it('lists every flag in the help', () => {
-    for (const flag of ['--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--port', '--scale', '--help']) {
+    for (const flag of ['--profile', '--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--port', '--scale', '--help']) {
       expect(USAGE).toContain(flag);
     }
   });

@@ -1,3 +1,5 @@
+import { SCENARIO_NAMES, ScenarioName } from './scenarios';
+
 export type BenchStore = 'sqlite' | 'mysql';
 
 export interface BenchOptions {
@@ -9,6 +11,8 @@ export interface BenchOptions {
   readonly rounds: number;
   readonly port: number;
   readonly scale: boolean;
+  /** Profile the service alone under this scenario instead of comparing. */
+  readonly profile?: ScenarioName;
   readonly help: boolean;
 }
 
@@ -33,6 +37,7 @@ const FLAGS: readonly Flag[] = [
   { name: 'rounds', value: 'N', help: 'rounds, alternating service and baseline; medians are reported (default 3)' },
   { name: 'port', value: 'N', help: 'port of the service; the baseline uses the next one (default 3200)' },
   { name: 'scale', help: 'scale run on MySQL: first and deep page at 1,000 and at --pets pets' },
+  { name: 'profile', value: 'SCENARIO', help: `run the service alone under node --cpu-prof for one scenario (${SCENARIO_NAMES.join(', ')}) and print its top self-time frames` },
   { name: 'help', help: 'print this help' },
 ];
 
@@ -75,6 +80,11 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   if (store !== 'sqlite' && store !== 'mysql') throw new ArgsError(`--store must be sqlite or mysql, got "${store}"`);
   if (scale && store !== 'mysql') throw new ArgsError('--scale runs on MySQL only: drop --store sqlite');
   const pets = given.has('pets') ? integer('pets', given.get('pets'), 1_000, 100_000_000) : scale ? SCALE_DEFAULT_PETS : 100_000;
+  const profile = given.get('profile');
+  if (given.has('profile') && !SCENARIO_NAMES.includes(profile as ScenarioName)) {
+    throw new ArgsError(`--profile needs one of ${SCENARIO_NAMES.join(', ')}, got ${profile === undefined ? 'nothing' : `"${profile}"`}`);
+  }
+  if (scale && given.has('profile')) throw new ArgsError('--profile and --scale do not go together');
   if (scale && pets <= SCALE_SMALL_PETS) throw new ArgsError(`--pets must be above ${SCALE_SMALL_PETS} for --scale`);
   const optional = (name: string, fallback: number, min: number, max: number) =>
     given.has(name) ? integer(name, given.get(name), min, max) : fallback;
@@ -87,6 +97,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     rounds: optional('rounds', 3, 1, 100),
     port: optional('port', 3200, 1, 65_534),
     scale,
+    profile: profile as ScenarioName | undefined,
     help: given.has('help'),
   };
 }

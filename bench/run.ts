@@ -1,10 +1,12 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { ArgsError, BenchOptions, parseArgs, SCALE_SMALL_PETS, USAGE } from './args';
 import { BenchDatabase, DEFAULT_MYSQL_URL, mysqlDatabase, removePetsAfter, seedPets, sqliteDatabase } from './database';
 import { runLoad } from './load';
 import { compileBaseline, createApiKey, ensureBuilt, keysCliExists, MAIN, migrate, RESULTS_DIR } from './prepare';
-import { comparisonTable, progressLine, scaleTable, verdictTable, writeResults } from './report';
+import { CpuProfile, selfTimeByOwner, SelfTime, topSelfTime } from './cpu-profile';
+import { comparisonTable, progressLine, scaleTable, table, verdictTable, writeResults } from './report';
 import { buildScenarios, Scenario, ScenarioName } from './scenarios';
 import { RunningServer, startServer, withPeakRss } from './servers';
 import { median } from './stats';
@@ -55,18 +57,27 @@ async function prepareDatabase(database: BenchDatabase, pets: number, port: numb
   return { database, apiKey: createApiKey(serverEnv(database, port)) };
 }
 
-function startTarget(target: Target, prepared: Prepared, port: number, baselineScript: string | undefined, round: number): Promise<RunningServer> {
+interface Profiling {
+  readonly directory: string;
+}
+
+/** Lets a profiled server exit cleanly on SIGUSR2, which is when node --cpu-prof writes the profile. */
+const EXIT_ON_SIGUSR2 = 'data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))';
+
+function startTarget(target: Target, prepared: Prepared, port: number, baselineScript: string | undefined, round: number, profiling?: Profiling): Promise<RunningServer> {
   const env = serverEnv(prepared.database, port);
   // The baseline checks the key against this one hash; the service reads its keys from the store.
   if (target === 'baseline' && prepared.apiKey) env.BENCH_API_KEY = prepared.apiKey;
+  const profile = profiling ? ['--cpu-prof', '--cpu-prof-dir', profiling.directory, '--import', EXIT_ON_SIGUSR2] : [];
   return startServer({
     label: target,
     command: process.execPath,
-    args: [target === 'service' ? MAIN : baselineScript!],
+    args: [...profile, target === 'service' ? MAIN : baselineScript!],
     env,
     readyUrl: `http://127.0.0.1:${port}${READY_PATH}`,
     readyHeaders: authHeaders(prepared.apiKey),
     logFile: join(RESULTS_DIR, `${target}-round${round}.log`),
+    stopSignal: profiling ? 'SIGUSR2' : undefined,
   });
 }
 
@@ -187,6 +198,28 @@ async function runScale(options: BenchOptions): Promise<void> {
   say(`\nFigures written to ${file}`);
 }
 
+async function runProfile(options: BenchOptions, scenario: ScenarioName): Promise<void> {
+  const database = options.store === 'sqlite' ? sqliteDatabase(RESULTS_DIR, options.pets) : await mysqlDatabase(mysqlUrl());
+  const prepared = await prepareDatabase(database, options.pets, options.port);
+  const directory = mkdtempSync(join(RESULTS_DIR, 'profile-'));
+  const server = await startTarget('service', prepared, options.port, undefined, 0, { directory });
+  try {
+    const { result, peakRssMb } = await measure(server, buildScenarios(options.pets)[scenario], options.port, options, prepared.apiKey);
+    say(progressLine(`[profile] service  ${scenario}`, result, peakRssMb));
+  } finally {
+    await server.stop();
+    await removePetsAfter(database, options.pets);
+  }
+  const [file] = readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`The service wrote no profile into ${directory}`);
+  const profile = JSON.parse(readFileSync(join(directory, file), 'utf8')) as CpuProfile;
+  const rows = (entries: SelfTime[]) => entries.map((e) => [e.name, e.ms.toFixed(0), `${(e.share * 100).toFixed(1)}%`]);
+  say(`\nSelf time by package or file (${join(directory, file)}):`);
+  say(table(['where', 'ms', 'share'], rows(selfTimeByOwner(profile))));
+  say('\nTop functions by self time:');
+  say(table(['function', 'ms', 'share'], rows(topSelfTime(profile))));
+}
+
 function mysqlUrl(): string {
   const configured = process.env.DATABASE_URL;
   return configured && /^(mysql|mariadb):\/\//.test(configured) ? configured : DEFAULT_MYSQL_URL;
@@ -206,7 +239,8 @@ async function main(): Promise<void> {
     return;
   }
   ensureBuilt(say);
-  await (options.scale ? runScale(options) : runComparison(options));
+  if (options.profile) await runProfile(options, options.profile);
+  else await (options.scale ? runScale(options) : runComparison(options));
 }
 
 main().catch((error: unknown) => {

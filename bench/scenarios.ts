@@ -1,7 +1,8 @@
 import type { Request } from 'autocannon';
 import { encodeCursor } from '../src/pets/http/pet-cursor';
 
-export type ScenarioName = 'list-first' | 'list-deep' | 'get' | 'create';
+export const SCENARIO_NAMES = ['list-first', 'list-deep', 'get', 'create'] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export interface Scenario {
   readonly name: ScenarioName;

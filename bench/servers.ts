@@ -11,6 +11,8 @@ export interface ServerSpec {
   readonly readyHeaders: Record<string, string>;
   /** Both output streams go here, so server logs never mix into the bench's own. */
   readonly logFile: string;
+  /** SIGTERM unless the server must exit another way (a profiled one writes its profile on a clean exit). */
+  readonly stopSignal?: NodeJS.Signals;
 }
 
 export interface RunningServer {
@@ -45,7 +47,7 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   if (pid === undefined) throw new Error(`${spec.label} did not start`);
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
+    child.kill(spec.stopSignal ?? 'SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     await exited(child);
     clearTimeout(killer);
