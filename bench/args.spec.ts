@@ -13,6 +13,7 @@ describe('parseArgs', () => {
       rounds: 3,
       port: 3200,
       scale: false,
+      scenarios: ['list-first', 'list-deep', 'get', 'create'],
       profile: undefined,
       help: false,
     });
@@ -26,6 +27,10 @@ describe('parseArgs', () => {
       connections: 10,
       rounds: 5,
     });
+  });
+
+  it('narrows the comparison to the scenarios named', () => {
+    expect(parseArgs(['--scenarios', 'create,get']).scenarios).toEqual(['create', 'get']);
   });
 
   it('takes a scenario to profile', () => {
@@ -52,6 +57,8 @@ describe('parseArgs', () => {
     [['--scale', '--store', 'sqlite'], '--scale runs on MySQL only: drop --store sqlite'],
     [['--scale', '--pets', '1000'], '--pets must be above 1000 for --scale'],
     [['--profile', 'everything'], '--profile needs one of list-first, list-deep, get, create, got "everything"'],
+    [['--scenarios', 'get,delete'], '--scenarios takes names from list-first,list-deep,get,create, got "delete"'],
+    [['--scenarios'], '--scenarios takes names from list-first,list-deep,get,create, got ""'],
     [['--profile'], '--profile needs one of list-first, list-deep, get, create, got nothing'],
     [['--scale', '--profile', 'get'], '--profile and --scale do not go together'],
   ])('rejects %j with one clear line', (argv, message) => {
@@ -59,7 +66,7 @@ describe('parseArgs', () => {
   });
 
   it('lists every flag in the help', () => {
-    for (const flag of ['--profile', '--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--port', '--scale', '--help']) {
+    for (const flag of ['--scenarios', '--profile', '--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--port', '--scale', '--help']) {
       expect(USAGE).toContain(flag);
     }
   });

@@ -11,6 +11,8 @@ export interface BenchOptions {
   readonly rounds: number;
   readonly port: number;
   readonly scale: boolean;
+  /** The scenarios compared, in this order. */
+  readonly scenarios: readonly ScenarioName[];
   /** Profile the service alone under this scenario instead of comparing. */
   readonly profile?: ScenarioName;
   readonly help: boolean;
@@ -36,6 +38,7 @@ const FLAGS: readonly Flag[] = [
   { name: 'connections', value: 'N', help: 'concurrent connections (default 50)' },
   { name: 'rounds', value: 'N', help: 'rounds, alternating service and baseline; medians are reported (default 3)' },
   { name: 'port', value: 'N', help: 'port of the service; the baseline uses the next one (default 3200)' },
+  { name: 'scenarios', value: 'A,B', help: `only these scenarios (default all: ${SCENARIO_NAMES.join(',')})` },
   { name: 'scale', help: 'scale run on MySQL: first and deep page at 1,000 and at --pets pets' },
   { name: 'profile', value: 'SCENARIO', help: `run the service alone under node --cpu-prof for one scenario (${SCENARIO_NAMES.join(', ')}) and print its top self-time frames` },
   { name: 'help', help: 'print this help' },
@@ -84,6 +87,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   if (given.has('profile') && !SCENARIO_NAMES.includes(profile as ScenarioName)) {
     throw new ArgsError(`--profile needs one of ${SCENARIO_NAMES.join(', ')}, got ${profile === undefined ? 'nothing' : `"${profile}"`}`);
   }
+  const scenarios = given.has('scenarios') ? (given.get('scenarios') ?? '').split(',') : [...SCENARIO_NAMES];
+  const unknown = scenarios.find((name) => !SCENARIO_NAMES.includes(name as ScenarioName));
+  if (unknown !== undefined) throw new ArgsError(`--scenarios takes names from ${SCENARIO_NAMES.join(',')}, got "${unknown}"`);
   if (scale && given.has('profile')) throw new ArgsError('--profile and --scale do not go together');
   if (scale && pets <= SCALE_SMALL_PETS) throw new ArgsError(`--pets must be above ${SCALE_SMALL_PETS} for --scale`);
   const optional = (name: string, fallback: number, min: number, max: number) =>
@@ -97,6 +103,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     rounds: optional('rounds', 3, 1, 100),
     port: optional('port', 3200, 1, 65_534),
     scale,
+    scenarios: scenarios as ScenarioName[],
     profile: profile as ScenarioName | undefined,
     help: given.has('help'),
   };

@@ -17,7 +17,6 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 /** Until the service has /healthz, ready means the first page answers. */
 const READY_PATH = '/v1/pets?limit=1';
 
-const COMPARED: readonly ScenarioName[] = ['list-first', 'list-deep', 'get', 'create'];
 const SCALED: readonly ScenarioName[] = ['list-first', 'list-deep'];
 
 /** What the service, the baseline, the migrations and the key CLI all run with. */
@@ -111,8 +110,8 @@ async function runComparison(options: BenchOptions): Promise<void> {
   const scenarios = buildScenarios(options.pets);
   const measurements: Measurement[] = [];
   const startups: { round: number; target: Target; ms: number }[] = [];
-  const perTarget = COMPARED.length * (options.duration + options.warmup) + 3;
-  say(`${options.rounds} rounds of service and baseline, ${COMPARED.length} scenarios of ${options.duration} s at ${options.connections} connections: about ${Math.ceil((options.rounds * 2 * perTarget) / 60)} min`);
+  const perTarget = options.scenarios.length * (options.duration + options.warmup) + 3;
+  say(`${options.rounds} rounds of service and baseline, ${options.scenarios.length} scenarios of ${options.duration} s at ${options.connections} connections: about ${Math.ceil((options.rounds * 2 * perTarget) / 60)} min`);
   for (let round = 1; round <= options.rounds; round++) {
     // Alternate which server goes first, so a slow drift of the machine does not favour one side.
     const order: Target[] = round % 2 ? ['service', 'baseline'] : ['baseline', 'service'];
@@ -122,7 +121,7 @@ async function runComparison(options: BenchOptions): Promise<void> {
       startups.push({ round, target, ms: server.startupMs });
       say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
       try {
-        for (const name of COMPARED) {
+        for (const name of options.scenarios) {
           const { result, peakRssMb } = await measure(server, scenarios[name], port, options, prepared.apiKey);
           measurements.push({ round, target, scenario: name, figures: result, peakRssMb });
           say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, peakRssMb));
@@ -133,7 +132,7 @@ async function runComparison(options: BenchOptions): Promise<void> {
       await removePetsAfter(database, options.pets);
     }
   }
-  const comparisons = compare(measurements, COMPARED);
+  const comparisons = compare(measurements, options.scenarios);
   const startupOf = (target: Target) => median(startups.filter((s) => s.target === target).map((s) => s.ms));
   const targets = verdicts(comparisons, startupOf('service'), options.store === 'sqlite');
   say('');
@@ -146,7 +145,7 @@ async function runComparison(options: BenchOptions): Promise<void> {
   const file = writeResults(RESULTS_DIR, `bench-${options.store}`, {
     ...describeRun(options, database),
     keyed: prepared.apiKey !== undefined,
-    scenarios: Object.fromEntries(COMPARED.map((name) => [name, scenarios[name].describe])),
+    scenarios: Object.fromEntries(options.scenarios.map((name) => [name, scenarios[name].describe])),
     comparisons,
     startupMs: { service: startupOf('service'), baseline: startupOf('baseline'), samples: startups },
     targets,
