@@ -3,15 +3,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Pet } from '../domain/pet';
 import { PetPageQuery, PetRepository } from '../domain/pet.repository';
-import { PetOrmEntity } from './pet.orm-entity';
 import { PetMapper, PetRow } from './pet.mapper';
 
 const COLUMNS = 'id, name, category_id AS categoryId, status';
 
+/** What a write answers: better-sqlite3 gives the new rowid, mysql2 a result header. */
+type InsertResult = number | bigint | { insertId: number | string };
+
 /**
- * Reads use fixed SQL without entity hydration: these are the hot paths, and the
- * same statements run unchanged on SQLite and MySQL. `(status, id)` is indexed,
- * so a page costs the same however deep the cursor is.
+ * Reads and writes use fixed SQL without entity hydration or the query builder:
+ * these are the hot paths, and the same statements run unchanged on SQLite and
+ * MySQL. `(status, id)` is indexed, so a page costs the same however deep the cursor is.
  */
 @Injectable()
 export class TypeOrmPetRepository extends PetRepository {
@@ -20,8 +22,12 @@ export class TypeOrmPetRepository extends PetRepository {
   }
 
   async create(pet: Omit<Pet, 'id'>): Promise<Pet> {
-    const result = await this.dataSource.getRepository(PetOrmEntity).insert(pet);
-    return { id: Number(result.identifiers[0].id), ...pet };
+    const result: InsertResult = await this.dataSource.query('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', [
+      pet.name,
+      pet.categoryId,
+      pet.status,
+    ]);
+    return { id: Number(typeof result === 'object' ? result.insertId : result), ...pet };
   }
 
   async findById(id: number): Promise<Pet | null> {
