@@ -4,3 +4,23 @@ import { Pet } from '../domain/pet';
 export function toPetResponse(pet: Pet): Pet {
   return { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status };
 }
+
+/**
+ * Response schemas let Fastify compile a serializer for each operation instead
+ * of calling JSON.stringify on every reply; only these fields can leave.
+ */
+const PET_JSON_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    categoryId: { type: 'integer' },
+    status: { type: 'string' },
+  },
+  required: ['id', 'name', 'categoryId', 'status'],
+  additionalProperties: false,
+} as const;
+
+export const PET_RESPONSE_SCHEMA = { 200: PET_JSON_SCHEMA } as const;
+export const CREATED_PET_RESPONSE_SCHEMA = { 201: PET_JSON_SCHEMA } as const;
+export const PETS_RESPONSE_SCHEMA = { 200: { type: 'array', items: PET_JSON_SCHEMA } } as const;

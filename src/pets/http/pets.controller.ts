@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RouteSchema } from '@nestjs/platform-fastify';
 import { AppConfig } from '../../config/app-config';
 import { PetsService } from '../application/pets.service';
 import { Pet } from '../domain/pet';
@@ -8,7 +9,7 @@ import { requestOrigin } from '../../http/request-origin';
 import { CreatePetDto } from './dto/create-pet.dto';
 import { ListPetsQuery } from './dto/list-pets.query';
 import { decodeCursor, encodeCursor } from './pet-cursor';
-import { toPetResponse } from './pet.response';
+import { CREATED_PET_RESPONSE_SCHEMA, PET_RESPONSE_SCHEMA, PETS_RESPONSE_SCHEMA, toPetResponse } from './pet.response';
 
 @Controller({ path: 'pets', version: '1' })
 export class PetsController {
@@ -18,6 +19,7 @@ export class PetsController {
   ) {}
 
   @Get()
+  @RouteSchema({ response: PETS_RESPONSE_SCHEMA })
   async listPets(
     @Query() query: ListPetsQuery,
     @Req() request: FastifyRequest,
@@ -36,12 +38,14 @@ export class PetsController {
 
   @Post()
   @HttpCode(201)
+  @RouteSchema({ response: CREATED_PET_RESPONSE_SCHEMA })
   async createPet(@Body() body: CreatePetDto): Promise<Pet> {
     return toPetResponse(await this.pets.create(body));
   }
 
   /** Deprecated: its headers come from DeprecationHeadersMiddleware, so errors carry them too. */
   @Get(':petId')
+  @RouteSchema({ response: PET_RESPONSE_SCHEMA })
   async getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {
     return toPetResponse(await this.pets.get(petId));
   }
