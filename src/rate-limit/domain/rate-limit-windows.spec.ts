@@ -1,14 +1,6 @@
+import { DAY, MINUTE, planWindows as windows, T0 } from '../../../test/support/rate-limit-fixtures';
 import type { BanPolicy, RateLimitDecision, WindowSpec } from './rate-limit-store';
 import { consumeRequest, forgetAtMs, secondsUntil, type StoredKeyState } from './rate-limit-windows';
-
-const MINUTE = 60_000;
-const DAY = 86_400_000;
-const T0 = 1_763_700_000_000;
-
-const windows = (perMinute: number, perDay: number): WindowSpec[] => [
-  { name: 'minute', limit: perMinute, durationMs: MINUTE },
-  { name: 'day', limit: perDay, durationMs: DAY },
-];
 
 /** One key driven by a fake clock: `now` is moved by hand. */
 class FakeKey {
