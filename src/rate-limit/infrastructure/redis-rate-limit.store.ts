@@ -42,7 +42,9 @@ export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'animal-store:rate-limit:';
  * a call fails or takes longer than `commandTimeoutMs`, the request is counted
  * by an in-process `MemoryRateLimitStore` instead, so each instance limits
  * alone until Redis answers again. A request never waits on a reconnect
- * (no offline queue); ioredis reconnects by itself.
+ * (no offline queue); ioredis reconnects by itself. A call that timed out may
+ * still run in Redis later, so an outage errs toward counting a request twice,
+ * never toward not counting it.
  */
 export class RedisRateLimitStore extends RateLimitStore {
   private readonly redis: RateLimitRedis;
