@@ -32,7 +32,7 @@ const config: Config = {
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.int-spec.ts'],
       transform,
-      globalSetup: '<rootDir>/test/support/redis.global-setup.ts',
+      globalSetup: '<rootDir>/test/support/integration.global-setup.ts',
       testEnvironment: 'node',
     },
   ],

@@ -11,7 +11,7 @@ export interface TestApp {
   readonly app: NestFastifyApplication;
   readonly config: AppConfig;
   readonly database: TestDatabase;
-  /** A valid Pro key, and a client that sends it. */
+  /** A valid key with limits far above what any spec sends, and a client that sends it. */
   readonly apiKey: string;
   readonly client: ApiClient;
   /** A client that sends no Authorization header. */
@@ -48,7 +48,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     const { key, secret } = await app.get(ApiKeysService).create(input);
     return { id: key.id, secret };
   };
-  const { secret: apiKey } = await createKey({ plan: 'pro', name: 'e2e' });
+  const { secret: apiKey } = await createKey({ plan: 'enterprise', name: 'e2e', perMinute: 1_000_000, perDay: 1_000_000_000 });
   const anonymous = new ApiClient(app);
   return {
     app,

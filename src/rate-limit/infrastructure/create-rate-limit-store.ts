@@ -6,6 +6,10 @@ import { type RateLimitLogger, RedisRateLimitStore } from './redis-rate-limit.st
 export type ClosableRateLimitStore = RateLimitStore & { close(): Promise<void> };
 
 /** Shared counters in Redis when `redisUrl` is set (REDIS_URL), else this process's memory. */
-export function createRateLimitStore(redisUrl: string | undefined, logger: RateLimitLogger): ClosableRateLimitStore {
-  return redisUrl ? new RedisRateLimitStore({ url: redisUrl, logger }) : new MemoryRateLimitStore();
+export function createRateLimitStore(
+  redisUrl: string | undefined,
+  logger: RateLimitLogger,
+  keyPrefix?: string,
+): ClosableRateLimitStore {
+  return redisUrl ? new RedisRateLimitStore({ url: redisUrl, logger, keyPrefix }) : new MemoryRateLimitStore();
 }

@@ -46,6 +46,14 @@ export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'animal-store:rate-limit:';
  * still run in Redis later, so an outage errs toward counting a request twice,
  * never toward not counting it.
  */
+/**
+ * Generous on purpose: under a burst the event loop can be busy for hundreds of
+ * milliseconds, and a timer that fires before the waiting reply is read would
+ * wrongly split the shared limit into per-instance ones. A dead connection is
+ * noticed at once anyway (no offline queue).
+ */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
+
 export class RedisRateLimitStore extends RateLimitStore {
   private readonly redis: RateLimitRedis;
   private readonly fallback = new MemoryRateLimitStore();
@@ -60,7 +68,7 @@ export class RedisRateLimitStore extends RateLimitStore {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_RATE_LIMIT_KEY_PREFIX;
     this.logger = options.logger;
     this.redis = new Redis(options.url, {
-      commandTimeout: options.commandTimeoutMs ?? 250,
+      commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
       connectTimeout: 2_000,
       disconnectTimeout: 500,
       enableOfflineQueue: false,
