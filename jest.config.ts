@@ -27,6 +27,14 @@ const config: Config = {
     },
     e2e('sqlite'),
     e2e('mysql'),
+    {
+      displayName: 'integration',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.int-spec.ts'],
+      transform,
+      globalSetup: '<rootDir>/test/support/integration.global-setup.ts',
+      testEnvironment: 'node',
+    },
   ],
 };
 

@@ -1,4 +1,4 @@
-import { INestApplicationContext, VersioningType } from '@nestjs/common';
+import { VersioningType } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig } from './config/app-config';
 import { createValidationPipe, JsonObjectBodyPipe } from './http/validation';
@@ -40,8 +40,4 @@ function registerJsonParser(app: NestFastifyApplication): void {
     { parseAs: 'string', bodyLimit: fastify.initialConfig.bodyLimit },
     fastify.getDefaultJsonParser('error', 'error'),
   );
-}
-
-export function configOf(app: INestApplicationContext): AppConfig {
-  return app.get(AppConfig);
 }

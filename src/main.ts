@@ -3,8 +3,9 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
+import { ApiKeysService } from './auth/application/api-keys.service';
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from './app.setup';
-import { ConfigError, loadConfig } from './config/app-config';
+import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
@@ -12,6 +13,18 @@ async function bootstrap(): Promise<void> {
   configureApp(app);
   await app.listen(config.port, config.host);
   new Logger('Main').log(`animal-store listening on http://${config.host}:${config.port}/v1/pets (${config.appEnv})`);
+  await printDevelopmentKey(app);
+}
+
+/** A development store without keys gets one, printed here once (never logged, never in staging or production). */
+async function printDevelopmentKey(app: NestFastifyApplication): Promise<void> {
+  const created = await app.get(ApiKeysService).provisionDevelopmentKey();
+  if (!created) return;
+  process.stdout.write(
+    `\nDevelopment API key (plan pro, id ${created.key.id}). It is shown once; keep it:\n` +
+      `  curl -H 'Authorization: Bearer ${created.secret}' http://localhost:${app.get(AppConfig).port}/v1/pets\n` +
+      `${created.secret}\n\n`,
+  );
 }
 
 bootstrap().catch((error: unknown) => {

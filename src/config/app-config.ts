@@ -51,6 +51,8 @@ class EnvironmentVariables {
   PUBLIC_BASE_URL = 'http://localhost:3000/v1';
   @Matches(/^https?:\/\/.+\/v1$/, { message: 'STAGING_BASE_URL must be an http(s) URL ending in /v1' })
   STAGING_BASE_URL = 'http://localhost:3000/v1';
+  @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'must be 1 to 64 letters, digits or :_.-' })
+  REDIS_KEY_PREFIX = 'animal-store:rate-limit:';
   @IsOptional() @IsString() RATE_LIMIT_PLANS?: string;
   @Transform(toInt) @IsIntBetween(1) BAN_AFTER_REJECTIONS = 30;
   @Transform(toInt) @IsIntBetween(1) BAN_SECONDS = 900;
@@ -74,6 +76,8 @@ export interface AppConfig {
   readonly host: string;
   readonly databaseUrl: string;
   readonly redisUrl?: string;
+  /** Prefix of the rate-limit keys in Redis, so several deployments can share one server. */
+  readonly redisKeyPrefix: string;
   readonly appEnv: AppEnv;
   readonly publicBaseUrl: string;
   readonly stagingBaseUrl: string;
@@ -114,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: vars.HOST,
     databaseUrl: vars.DATABASE_URL,
     redisUrl: vars.REDIS_URL,
+    redisKeyPrefix: vars.REDIS_KEY_PREFIX,
     appEnv: vars.APP_ENV,
     publicBaseUrl: vars.PUBLIC_BASE_URL,
     stagingBaseUrl: vars.STAGING_BASE_URL,

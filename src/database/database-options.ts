@@ -1,16 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
+import { ApiKeyOrmEntity } from '../auth/infrastructure/api-key.orm-entity';
 import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';
+import { CreateApiKeys1763683300000 as MysqlCreateApiKeys } from './migrations/mysql/1763683300000-CreateApiKeys';
 import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
+import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/sqlite/1763683300000-CreateApiKeys';
 import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
 
-export const ENTITIES = [PetOrmEntity];
+export const ENTITIES = [PetOrmEntity, ApiKeyOrmEntity];
 
 // Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
 const MIGRATIONS = {
-  sqlite: [SqliteCreatePets],
-  mysql: [MysqlCreatePets],
+  sqlite: [SqliteCreatePets, SqliteCreateApiKeys],
+  mysql: [MysqlCreatePets, MysqlCreateApiKeys],
 };
 
 export type DatabaseKind = 'sqlite' | 'mysql';

@@ -1,7 +1,9 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from './domain-error';
 import { ErrorBody, errorBody, ErrorCode } from './error-code';
+import { UNROUTED_REQUEST_HOOK, UnroutedRequestHook } from './unrouted-request.hook';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'validation_failed',
@@ -40,14 +42,20 @@ interface FrameworkError {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Optional() @Inject(UNROUTED_REQUEST_HOOK) private readonly unroutedHook?: UnroutedRequestHook,
+  ) {}
 
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const body = this.toErrorBody(exception);
+  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const replacement = await this.unroutedHook?.beforeErrorReply(http.getRequest<FastifyRequest>(), reply).catch((error: unknown) => error);
+    const body = this.toErrorBody(replacement ?? exception);
     if (body.status >= 500 && body.code !== 'service_unavailable') {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
-    this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, body.status);
+    this.adapterHost.httpAdapter.reply(reply, body, body.status);
   }
 
   toErrorBody(exception: unknown): ErrorBody {

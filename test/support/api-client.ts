@@ -14,6 +14,8 @@ export interface ApiRequest {
   /** An object is sent as JSON; a string is sent as it is. */
   payload?: unknown;
   headers?: Record<string, string>;
+  /** The client address the service sees (default 127.0.0.1). */
+  remoteAddress?: string;
 }
 
 /** Calls the app in-process (Fastify inject) with the default headers of a client. */
@@ -27,13 +29,14 @@ export class ApiClient {
     return new ApiClient(this.app, { ...this.defaultHeaders, ...headers });
   }
 
-  async request<T = unknown>({ method = 'GET', url, payload, headers }: ApiRequest): Promise<ApiResponse<T>> {
+  async request<T = unknown>({ method = 'GET', url, payload, headers, remoteAddress }: ApiRequest): Promise<ApiResponse<T>> {
     const isJson = payload !== undefined && typeof payload !== 'string';
     const response = await this.app.inject({
       method,
       url,
       payload: isJson ? JSON.stringify(payload) : (payload as string | undefined),
       headers: { ...(isJson ? { 'content-type': 'application/json' } : {}), ...this.defaultHeaders, ...headers },
+      remoteAddress,
     });
     let body: unknown = undefined;
     try {

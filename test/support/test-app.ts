@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module';
+import { ApiKeysService, CreateApiKeyInput } from '../../src/auth/application/api-keys.service';
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { ApiClient } from './api-client';
@@ -10,8 +11,13 @@ export interface TestApp {
   readonly app: NestFastifyApplication;
   readonly config: AppConfig;
   readonly database: TestDatabase;
-  /** A client with a valid API key. */
+  /** A valid key with limits far above what any spec sends, and a client that sends it. */
+  readonly apiKey: string;
   readonly client: ApiClient;
+  /** A client that sends no Authorization header. */
+  readonly anonymous: ApiClient;
+  /** Creates a key through the service's own key life cycle; returns its id and secret. */
+  createKey(input: CreateApiKeyInput): Promise<{ id: number; secret: string }>;
   close(): Promise<void>;
 }
 
@@ -38,11 +44,20 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   configureApp(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
+  const createKey = async (input: CreateApiKeyInput) => {
+    const { key, secret } = await app.get(ApiKeysService).create(input);
+    return { id: key.id, secret };
+  };
+  const { secret: apiKey } = await createKey({ plan: 'enterprise', name: 'e2e', perMinute: 1_000_000, perDay: 1_000_000_000 });
+  const anonymous = new ApiClient(app);
   return {
     app,
     config,
     database,
-    client: new ApiClient(app),
+    apiKey,
+    client: anonymous.withHeaders({ authorization: `Bearer ${apiKey}` }),
+    anonymous,
+    createKey,
     close: async () => {
       await app.close();
       if (!options.database) await database.drop();

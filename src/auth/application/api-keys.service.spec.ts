@@ -1,0 +1,79 @@
+import { loadConfig } from '../../config/app-config';
+import { hashApiKeySecret } from '../domain/api-key-secret';
+import { ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
+import { ApiKeysService } from './api-keys.service';
+import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
+
+describe('ApiKeysService', () => {
+  const make = (env: Record<string, string> = {}) => {
+    const repository = new InMemoryApiKeyRepository();
+    return { repository, service: new ApiKeysService(repository, loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', ...env })) };
+  };
+
+  it('creates a key with 256 random bits, stores only its hash and returns the secret once', async () => {
+    const { repository, service } = make();
+    const { key, secret } = await service.create({ plan: 'free', name: ' ci ' });
+    expect(secret).toMatch(/^ask_test_[A-Za-z0-9_-]{43}$/);
+    expect(key).toMatchObject({ plan: 'free', name: 'ci', customLimits: null, revokedAt: null });
+    expect(repository.rows[0].keyHash).toBe(hashApiKeySecret(secret));
+    const other = await service.create({ plan: 'free' });
+    expect(other.secret).not.toBe(secret);
+  });
+
+  it('prefixes keys ask_live_ in production', async () => {
+    const { service } = make({ APP_ENV: 'production' });
+    await expect(service.create({ plan: 'pro' })).resolves.toMatchObject({ secret: expect.stringMatching(/^ask_live_/) });
+  });
+
+  it.each([
+    [{ plan: 'gold' }, /unknown plan "gold"/],
+    [{ plan: 'enterprise' }, /enterprise key needs --per-minute/],
+    [{ plan: 'enterprise', perMinute: 10 }, /enterprise key needs/],
+    [{ plan: 'enterprise', perMinute: 100, perDay: 10 }, /cannot be larger/],
+    [{ plan: 'pro', perMinute: 10, perDay: 100 }, /enterprise keys only/],
+    [{ plan: 'pro', name: 'x'.repeat(101) }, /--name/],
+  ])('refuses %p', async (input, message) => {
+    const { repository, service } = make();
+    await expect(service.create(input)).rejects.toThrow(InvalidApiKeyRequestError);
+    await expect(service.create(input)).rejects.toThrow(message);
+    expect(repository.rows).toHaveLength(0);
+  });
+
+  it('gives enterprise keys their own limits and other keys their plan limits from configuration', async () => {
+    const { service } = make({ RATE_LIMIT_PLANS: '{"free":{"perMinute":5,"perDay":8}}' });
+    const enterprise = await service.create({ plan: 'enterprise', perMinute: 7, perDay: 70 });
+    const free = await service.create({ plan: 'free' });
+    expect(service.limitsOf(enterprise.key)).toEqual({ perMinute: 7, perDay: 70 });
+    expect(service.limitsOf(free.key)).toEqual({ perMinute: 5, perDay: 8 });
+  });
+
+  it('moves a key to another plan, and revokes it', async () => {
+    const { repository, service } = make();
+    const { key } = await service.create({ plan: 'free' });
+    await expect(service.setPlan(key.id, { plan: 'enterprise', perMinute: 9, perDay: 99 })).resolves.toMatchObject({
+      plan: 'enterprise',
+      customLimits: { perMinute: 9, perDay: 99 },
+    });
+    await expect(service.setPlan(key.id, { plan: 'business' })).resolves.toMatchObject({ plan: 'business', customLimits: null });
+    const revoked = await service.revoke(key.id);
+    expect(revoked.revokedAt).toBeInstanceOf(Date);
+    expect(repository.rows[0].key.revokedAt).toEqual(revoked.revokedAt);
+  });
+
+  it('says which id is unknown', async () => {
+    const { service } = make();
+    await expect(service.revoke(42)).rejects.toThrow(ApiKeyNotFoundError);
+    await expect(service.setPlan(42, { plan: 'pro' })).rejects.toThrow('No API key with id 42');
+  });
+
+  it('provisions a development Pro key on an empty store only, and only in development', async () => {
+    const dev = make({ APP_ENV: 'development' });
+    await expect(dev.service.provisionDevelopmentKey()).resolves.toMatchObject({ key: { plan: 'pro', name: 'development' } });
+    await expect(dev.service.provisionDevelopmentKey()).resolves.toBeNull();
+    for (const APP_ENV of ['test', 'staging', 'production']) {
+      const other = make({ APP_ENV });
+      await expect(other.service.provisionDevelopmentKey()).resolves.toBeNull();
+      expect(other.repository.rows).toHaveLength(0);
+    }
+  });
+});

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { ApiKey, checkPlanLimits, MAX_KEY_NAME_LENGTH } from '../domain/api-key';
+import { ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
+import { ApiKeyRepository } from '../domain/api-key.repository';
+import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
+import { isPlan, PLANS, PlanLimits } from '../domain/plan';
+
+export interface CreateApiKeyInput {
+  plan: string;
+  name?: string;
+  perMinute?: number;
+  perDay?: number;
+}
+
+export interface CreatedApiKey {
+  key: ApiKey;
+  /** The plaintext: returned this once and never stored. */
+  secret: string;
+}
+
+/** The key life cycle: create (secret shown once), list, change plan, revoke. */
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
+    const plan = parsePlan(input.plan);
+    const customLimits = checkPlanLimits(plan, input);
+    const name = (input.name ?? '').trim();
+    if ([...name].length > MAX_KEY_NAME_LENGTH) {
+      throw new InvalidApiKeyRequestError(`--name must have at most ${MAX_KEY_NAME_LENGTH} characters`);
+    }
+    const secret = generateApiKeySecret(this.config.appEnv === 'production' ? 'live' : 'test');
+    const key = await this.keys.create({ name, plan, customLimits, keyHash: hashApiKeySecret(secret) });
+    return { key, secret };
+  }
+
+  list(): Promise<ApiKey[]> {
+    return this.keys.list();
+  }
+
+  async revoke(id: number): Promise<ApiKey> {
+    const key = await this.require(id);
+    if (key.revokedAt) return key;
+    const revokedAt = new Date();
+    await this.keys.update(id, { revokedAt });
+    return { ...key, revokedAt };
+  }
+
+  async setPlan(id: number, input: Omit<CreateApiKeyInput, 'name'>): Promise<ApiKey> {
+    const key = await this.require(id);
+    const plan = parsePlan(input.plan);
+    const customLimits = checkPlanLimits(plan, input);
+    await this.keys.update(id, { plan, customLimits });
+    return { ...key, plan, customLimits };
+  }
+
+  /** The limits that apply to a key: its own numbers, or its plan's from configuration. */
+  limitsOf(key: ApiKey): PlanLimits {
+    return key.customLimits ?? this.config.rateLimitPlans[key.plan];
+  }
+
+  /**
+   * In development only, a store without any key gets a Pro key so that a new
+   * user can call the API at once. Returns the new key, or null when none was made.
+   */
+  async provisionDevelopmentKey(): Promise<CreatedApiKey | null> {
+    if (this.config.appEnv !== 'development' || (await this.keys.count()) > 0) return null;
+    return this.create({ plan: 'pro', name: 'development' });
+  }
+
+  private async require(id: number): Promise<ApiKey> {
+    const key = await this.keys.findById(id);
+    if (!key) throw new ApiKeyNotFoundError(id);
+    return key;
+  }
+}
+
+function parsePlan(plan: string) {
+  if (!isPlan(plan)) throw new InvalidApiKeyRequestError(`unknown plan "${plan}"; use one of ${PLANS.join(', ')}`);
+  return plan;
+}

@@ -1,0 +1,110 @@
+import { parseArgs } from 'node:util';
+import { ApiKeysService } from '../application/api-keys.service';
+import { ApiKey } from '../domain/api-key';
+import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
+
+export const USAGE = `Usage: npm run keys -- <command>
+  create --plan <free|pro|business|enterprise> [--name LABEL] [--per-minute N --per-day N]
+  list
+  revoke <id>
+  set-plan <id> --plan <plan> [--per-minute N --per-day N]
+--per-minute and --per-day are for enterprise keys, which need both.`;
+
+/** Wrong use of the command line itself: one line, exit code 2. */
+export class UsageError extends Error {}
+
+export interface CliOutput {
+  line(text: string): void;
+}
+
+function toCount(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new UsageError(`--${flag} must be a positive integer`);
+  return Number(value);
+}
+
+function toId(value: string | undefined): number {
+  if (value === undefined) throw new UsageError('an API key id is required');
+  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new UsageError(`"${value}" is not an API key id`);
+  return Number(value);
+}
+
+/** Runs one command of the key command line against the service's own modules. */
+export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliOutput): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        plan: { type: 'string' },
+        name: { type: 'string' },
+        'per-minute': { type: 'string' },
+        'per-day': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]);
+  }
+  const { positionals, values } = parsed;
+  const [command, ...rest] = positionals;
+  const limits = { perMinute: toCount('per-minute', values['per-minute']), perDay: toCount('per-day', values['per-day']) };
+  const expectArguments = (count: number) => {
+    if (rest.length > count) throw new UsageError(`unexpected argument "${rest[count]}"`);
+  };
+
+  switch (command) {
+    case 'create': {
+      expectArguments(0);
+      if (!values.plan) throw new UsageError('create needs --plan');
+      const { key, secret } = await keys.create({ plan: values.plan, name: values.name, ...limits });
+      out.line(`Created API key ${key.id}: ${describeKey(key, keys)}.`);
+      out.line('It is shown once, now; only its hash is stored. The key:');
+      out.line(secret);
+      return;
+    }
+    case 'list': {
+      expectArguments(0);
+      for (const row of formatTable(await keys.list(), keys)) out.line(row);
+      return;
+    }
+    case 'revoke': {
+      expectArguments(1);
+      const key = await keys.revoke(toId(rest[0]));
+      out.line(`Revoked API key ${key.id}; every instance refuses it within ${KEY_CACHE_TTL_MS / 1000} seconds.`);
+      return;
+    }
+    case 'set-plan': {
+      expectArguments(1);
+      const id = toId(rest[0]);
+      if (!values.plan) throw new UsageError('set-plan needs --plan');
+      const key = await keys.setPlan(id, { plan: values.plan, ...limits });
+      out.line(`API key ${key.id} is now ${describeKey(key, keys)}; the change applies within ${KEY_CACHE_TTL_MS / 1000} seconds.`);
+      return;
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'a command is required');
+  }
+}
+
+function describeKey(key: ApiKey, keys: ApiKeysService): string {
+  const { perMinute, perDay } = keys.limitsOf(key);
+  return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${key.name ? `, name "${key.name}"` : ''}`;
+}
+
+function formatTable(list: ApiKey[], keys: ApiKeysService): string[] {
+  if (!list.length) return ['No API keys.'];
+  const rows = [
+    ['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'REVOKED'],
+    ...list.map((key) => {
+      const { perMinute, perDay } = keys.limitsOf(key);
+      return [String(key.id), key.name || '-', key.plan, String(perMinute), String(perDay), iso(key.createdAt), key.revokedAt ? iso(key.revokedAt) : '-'];
+    }),
+  ];
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => [...row[column]].length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
+}
+
+function iso(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ConfigError } from '../../config/app-config';
+import { ConfigModule } from '../../config/config.module';
+import { DatabaseModule } from '../../database/database.module';
+import { DomainError } from '../../errors/domain-error';
+import { ApiKeysService } from '../application/api-keys.service';
+import { AuthModule } from '../auth.module';
+import { runKeysCli, USAGE, UsageError } from './keys-cli';
+
+/** The same configuration, database and auth modules as the server, without HTTP. */
+@Module({ imports: [ConfigModule, DatabaseModule, AuthModule] })
+class KeysCliModule {}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const app = await NestFactory.createApplicationContext(KeysCliModule, { logger: ['error'] });
+  try {
+    await runKeysCli(argv, app.get(ApiKeysService), { line: (text) => console.log(text) });
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(`keys: ${error.message} (see npm run keys -- --help)`);
+      process.exit(2);
+    }
+    const known = error instanceof DomainError || error instanceof ConfigError;
+    console.error(known ? `keys: ${(error as Error).message}` : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,22 @@
+import { DomainError } from '../../errors/domain-error';
+
+export class ApiKeyNotFoundError extends DomainError {
+  readonly code = 'not_found';
+
+  constructor(readonly keyId: number) {
+    super(`No API key with id ${keyId}`);
+  }
+}
+
+export class InvalidApiKeyRequestError extends DomainError {
+  readonly code = 'validation_failed';
+}
+
+/** Missing, malformed, unknown or revoked: deliberately one error, so callers cannot tell which. */
+export class UnauthorizedError extends DomainError {
+  readonly code = 'unauthorized';
+
+  constructor() {
+    super('A valid API key is required: send Authorization: Bearer <key>');
+  }
+}

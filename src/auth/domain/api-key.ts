@@ -1,0 +1,35 @@
+import { Plan, PlanLimits } from './plan';
+import { InvalidApiKeyRequestError } from './api-key.errors';
+
+/** A client's credential. The secret itself is never kept: only its SHA-256 hash. */
+export interface ApiKey {
+  readonly id: number;
+  readonly name: string;
+  readonly plan: Plan;
+  /** Limits agreed for this key alone (enterprise); otherwise the plan's apply. */
+  readonly customLimits: PlanLimits | null;
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+export const MAX_KEY_NAME_LENGTH = 100;
+
+/** Checks the plan/limits pairing: enterprise keys carry their own numbers, other plans never do. */
+export function checkPlanLimits(plan: Plan, limits: Partial<PlanLimits>): PlanLimits | null {
+  const given = limits.perMinute !== undefined || limits.perDay !== undefined;
+  if (plan !== 'enterprise') {
+    if (given) throw new InvalidApiKeyRequestError('--per-minute and --per-day apply to enterprise keys only');
+    return null;
+  }
+  const { perMinute, perDay } = limits;
+  if (!isPositiveInteger(perMinute) || !isPositiveInteger(perDay)) {
+    throw new InvalidApiKeyRequestError('an enterprise key needs --per-minute N and --per-day N (positive integers)');
+  }
+  if (perMinute > perDay) throw new InvalidApiKeyRequestError('--per-minute cannot be larger than --per-day');
+  return { perMinute, perDay };
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+}
+

@@ -1,0 +1,30 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Plan } from '../domain/plan';
+
+/** The `api_keys` table. Its schema is owned by the migrations, not by this class. */
+@Entity({ name: 'api_keys' })
+export class ApiKeyOrmEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  @Column({ name: 'key_hash', type: 'varchar', length: 64 })
+  keyHash: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  plan: Plan;
+
+  @Column({ name: 'per_minute', type: 'int', nullable: true })
+  perMinute: number | null;
+
+  @Column({ name: 'per_day', type: 'int', nullable: true })
+  perDay: number | null;
+
+  @Column({ name: 'created_at', type: 'datetime' })
+  createdAt: Date;
+
+  @Column({ name: 'revoked_at', type: 'datetime', nullable: true })
+  revokedAt: Date | null;
+}

@@ -1,0 +1,170 @@
+import { DAY, MINUTE, planWindows as windows, T0 } from '../../../test/support/rate-limit-fixtures';
+import type { BanPolicy, RateLimitDecision, WindowSpec } from './rate-limit-store';
+import { consumeRequest, forgetAtMs, secondsUntil, type StoredKeyState } from './rate-limit-windows';
+
+/** One key driven by a fake clock: `now` is moved by hand. */
+class FakeKey {
+  now = T0;
+  state: StoredKeyState | undefined;
+
+  constructor(
+    private readonly specs: WindowSpec[],
+    private readonly policy: BanPolicy = { banAfterRejections: 3, banMs: 900_000 },
+  ) {}
+
+  send(): RateLimitDecision {
+    const outcome = consumeRequest(this.state, this.specs, this.policy, this.now);
+    this.state = outcome.state;
+    return outcome.decision;
+  }
+
+  sendMany(n: number): RateLimitDecision[] {
+    return Array.from({ length: n }, () => this.send());
+  }
+}
+
+describe('consumeRequest', () => {
+  it('accepts a first request and starts both windows at that moment', () => {
+    const key = new FakeKey(windows(5, 100));
+    expect(key.send()).toEqual({
+      allowed: true,
+      banned: false,
+      retryAfterSeconds: 0,
+      binding: { name: 'minute', limit: 5, remaining: 4, resetAtMs: T0 + MINUTE },
+    });
+    expect(key.state?.windows.day).toEqual({ count: 1, rejected: 0, resetAtMs: T0 + DAY });
+  });
+
+  it('rejects once the minute is used up, until the minute window resets', () => {
+    const key = new FakeKey(windows(2, 100));
+    key.sendMany(2);
+    key.now += 10_000;
+    const rejected = key.send();
+    expect(rejected).toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 50 });
+    expect(rejected.binding).toEqual({ name: 'minute', limit: 2, remaining: 0, resetAtMs: T0 + MINUTE });
+
+    key.now = T0 + MINUTE - 1;
+    expect(key.send().allowed).toBe(false);
+    key.now = T0 + MINUTE;
+    const accepted = key.send();
+    expect(accepted.allowed).toBe(true);
+    // The new window starts at the request that found the old one over.
+    expect(accepted.binding).toEqual({ name: 'minute', limit: 2, remaining: 1, resetAtMs: T0 + 2 * MINUTE });
+  });
+
+  it('starts a new window at the first request after the old one ended, not on a fixed grid', () => {
+    const key = new FakeKey(windows(2, 100));
+    key.send();
+    key.now = T0 + 5 * MINUTE + 123;
+    expect(key.send().binding.resetAtMs).toBe(T0 + 6 * MINUTE + 123);
+  });
+
+  it('rejects once the day is used up, until the day window resets, whatever the minute says', () => {
+    const key = new FakeKey(windows(10, 3));
+    key.sendMany(3);
+    key.now += 2 * MINUTE;
+    const rejected = key.send();
+    expect(rejected).toMatchObject({ allowed: false, banned: false, retryAfterSeconds: (DAY - 2 * MINUTE) / 1000 });
+    expect(rejected.binding).toEqual({ name: 'day', limit: 3, remaining: 0, resetAtMs: T0 + DAY });
+
+    key.now = T0 + DAY;
+    const accepted = key.send();
+    expect(accepted.allowed).toBe(true);
+    expect(key.state?.windows.day).toEqual({ count: 1, rejected: 0, resetAtMs: T0 + 2 * DAY });
+  });
+
+  it('lets a small daily quota bind before the minute window', () => {
+    const key = new FakeKey(windows(60, 2));
+    expect(key.send().binding).toEqual({ name: 'day', limit: 2, remaining: 1, resetAtMs: T0 + DAY });
+    expect(key.send().binding).toMatchObject({ name: 'day', remaining: 0 });
+    expect(key.send()).toMatchObject({ allowed: false, binding: { name: 'day' } });
+  });
+
+  it('on a tie in remaining names the window that resets later', () => {
+    const key = new FakeKey(windows(3, 3));
+    expect(key.send().binding).toEqual({ name: 'day', limit: 3, remaining: 2, resetAtMs: T0 + DAY });
+  });
+
+  it('waits for every full window: both full means the later reset', () => {
+    const key = new FakeKey(windows(2, 2));
+    key.sendMany(2);
+    key.now += 1_000;
+    expect(key.send()).toMatchObject({ allowed: false, retryAfterSeconds: (DAY - 1_000) / 1000 });
+  });
+
+  it('does not count a rejected request in any window', () => {
+    const key = new FakeKey(windows(2, 100), { banAfterRejections: 50, banMs: 900_000 });
+    key.sendMany(2 + 10);
+    expect(key.state?.windows.minute).toMatchObject({ count: 2, rejected: 10 });
+    expect(key.state?.windows.day).toMatchObject({ count: 2, rejected: 0 });
+    key.now += MINUTE;
+    expect(key.send().binding).toMatchObject({ name: 'minute', remaining: 1 });
+    expect(key.state?.windows.day?.count).toBe(3);
+  });
+
+  it('bans on the rejection that goes over the threshold, answering that very request as banned', () => {
+    const key = new FakeKey(windows(1, 100), { banAfterRejections: 3, banMs: 900_000 });
+    key.send();
+    const rejections = key.sendMany(3);
+    expect(rejections.map((d) => d.banned)).toEqual([false, false, false]);
+    key.now += 500;
+    expect(key.send()).toEqual({
+      allowed: false,
+      banned: true,
+      retryAfterSeconds: 900,
+      binding: { name: 'minute', limit: 1, remaining: 0, resetAtMs: T0 + 500 + 900_000 },
+    });
+  });
+
+  it('counts requests during a ban nowhere, and accepts again when the ban ends', () => {
+    const key = new FakeKey(windows(1, 100), { banAfterRejections: 3, banMs: 900_000 });
+    key.sendMany(1 + 4);
+    const banEnd = T0 + 900_000;
+    const atBanStart = key.state;
+
+    key.now = T0 + 2 * MINUTE;
+    const during = key.sendMany(5);
+    expect(during.every((d) => d.banned && !d.allowed)).toBe(true);
+    expect(during[0]).toMatchObject({ retryAfterSeconds: 780, binding: { remaining: 0, resetAtMs: banEnd } });
+    expect(key.state).toBe(atBanStart);
+
+    key.now = banEnd - 1;
+    expect(key.send()).toMatchObject({ banned: true, retryAfterSeconds: 1 });
+    key.now = banEnd;
+    expect(key.send()).toMatchObject({ allowed: true, banned: false, binding: { name: 'minute', remaining: 0 } });
+    expect(key.state?.windows.day?.count).toBe(2);
+    expect(key.state?.bannedUntilMs).toBe(0);
+  });
+
+  it('lets a ban spend the rejections that caused it: after the ban a full day is rate limited, not banned at once', () => {
+    const key = new FakeKey(windows(100, 1), { banAfterRejections: 2, banMs: MINUTE });
+    key.sendMany(1 + 3);
+    expect(key.state?.bannedUntilMs).toBe(T0 + MINUTE);
+    key.now = T0 + MINUTE;
+    expect(key.sendMany(3).map((d) => d.banned)).toEqual([false, false, true]);
+  });
+
+  it('rounds Retry-After up to whole seconds and never answers 0', () => {
+    const key = new FakeKey(windows(1, 100), { banAfterRejections: 100, banMs: 900_000 });
+    key.send();
+    key.now = T0 + 58_001;
+    expect(key.send().retryAfterSeconds).toBe(2);
+    key.now = T0 + 59_999;
+    expect(key.send().retryAfterSeconds).toBe(1);
+    expect(secondsUntil(T0, T0)).toBe(1);
+    expect(secondsUntil(T0 + 1, T0)).toBe(1);
+    expect(secondsUntil(T0 + 1_001, T0)).toBe(2);
+  });
+
+  it('keeps a key only as long as its last window or ban lasts', () => {
+    const key = new FakeKey(windows(1, 100), { banAfterRejections: 0, banMs: 2 * DAY });
+    key.send();
+    expect(forgetAtMs(key.state!)).toBe(T0 + DAY);
+    key.send();
+    expect(forgetAtMs(key.state!)).toBe(T0 + 2 * DAY);
+  });
+
+  it('refuses a limit without windows', () => {
+    expect(() => consumeRequest(undefined, [], { banAfterRejections: 1, banMs: 1 }, T0)).toThrow(/at least one window/);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * `consumeRequest` (domain/rate-limit-windows.ts) in Lua, run atomically by
+ * Redis on one hash per key, so concurrent requests from any number of
+ * instances never count past a limit. Keep the two in step: the contract
+ * specs run the same cases against both.
+ *
+ * KEYS[1]  the key's hash: banned_until and, per window, <name>:count,
+ *          <name>:rejected, <name>:reset (epoch ms)
+ * ARGV     nowMs, banAfterRejections, banMs, then name, limit, durationMs
+ *          for each window
+ * Returns  { allowed (0/1), banned (0/1), retryAfterSeconds,
+ *            binding name, limit, remaining, resetAtMs }
+ */
+export const CONSUME_SCRIPT = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local ban_after = tonumber(ARGV[2])
+local ban_ms = tonumber(ARGV[3])
+
+local fields = { 'banned_until' }
+for i = 4, #ARGV, 3 do
+  local name = ARGV[i]
+  fields[#fields + 1] = name .. ':count'
+  fields[#fields + 1] = name .. ':rejected'
+  fields[#fields + 1] = name .. ':reset'
+end
+local stored = redis.call('HMGET', key, unpack(fields))
+
+local windows = {}
+for i = 4, #ARGV, 3 do
+  local at = #windows * 3 + 2
+  local w = { name = ARGV[i], limit = tonumber(ARGV[i + 1]), count = 0, rejected = 0,
+              reset = now + tonumber(ARGV[i + 2]) }
+  local reset = tonumber(stored[at + 2])
+  if reset and now < reset then
+    w.count = tonumber(stored[at]) or 0
+    w.rejected = tonumber(stored[at + 1]) or 0
+    w.reset = reset
+  end
+  windows[#windows + 1] = w
+end
+
+local function remaining(w)
+  return math.max(0, w.limit - w.count)
+end
+
+-- Fewest remaining; on a tie, the window that resets later.
+local function binding()
+  local best = windows[1]
+  for i = 2, #windows do
+    local w = windows[i]
+    if remaining(w) < remaining(best) or (remaining(w) == remaining(best) and w.reset > best.reset) then
+      best = w
+    end
+  end
+  return best
+end
+
+local function seconds_until(until_ms)
+  return math.max(1, math.ceil((until_ms - now) / 1000))
+end
+
+local function banned_reply(ban_end)
+  local b = binding()
+  return { 0, 1, seconds_until(ban_end), b.name, b.limit, 0, ban_end }
+end
+
+local function save(banned_until)
+  local values = { 'banned_until', banned_until }
+  local forget_at = banned_until
+  for _, w in ipairs(windows) do
+    values[#values + 1] = w.name .. ':count'
+    values[#values + 1] = w.count
+    values[#values + 1] = w.name .. ':rejected'
+    values[#values + 1] = w.rejected
+    values[#values + 1] = w.name .. ':reset'
+    values[#values + 1] = w.reset
+    forget_at = math.max(forget_at, w.reset)
+  end
+  redis.call('HSET', key, unpack(values))
+  redis.call('PEXPIRE', key, math.max(1, forget_at - now))
+end
+
+local banned_until = tonumber(stored[1]) or 0
+if banned_until > now then
+  return banned_reply(banned_until)
+end
+
+local any_full = false
+local accepted_again_at = 0
+for _, w in ipairs(windows) do
+  if w.count >= w.limit then
+    any_full = true
+    accepted_again_at = math.max(accepted_again_at, w.reset)
+  end
+end
+
+if not any_full then
+  for _, w in ipairs(windows) do w.count = w.count + 1 end
+  save(0)
+  local b = binding()
+  return { 1, 0, 0, b.name, b.limit, remaining(b), b.reset }
+end
+
+local ban = false
+for _, w in ipairs(windows) do
+  if w.count >= w.limit then
+    w.rejected = w.rejected + 1
+    if w.rejected > ban_after then ban = true end
+  end
+end
+
+if ban then
+  local ban_end = now + ban_ms
+  for _, w in ipairs(windows) do w.rejected = 0 end
+  save(ban_end)
+  return banned_reply(ban_end)
+end
+
+save(0)
+local b = binding()
+return { 0, 0, seconds_until(accepted_again_at), b.name, b.limit, remaining(b), b.reset }
+`;

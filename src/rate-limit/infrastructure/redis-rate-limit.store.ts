@@ -1,0 +1,134 @@
+import Redis from 'ioredis';
+import {
+  type BanPolicy,
+  type RateLimitDecision,
+  RateLimitStore,
+  type WindowName,
+  type WindowSpec,
+} from '../domain/rate-limit-store';
+import { MemoryRateLimitStore } from './memory-rate-limit.store';
+import { CONSUME_SCRIPT } from './redis-rate-limit.script';
+
+/** What the store says about Redis going away and coming back; Nest's `Logger` fits. */
+export interface RateLimitLogger {
+  warn(message: string): void;
+  log(message: string): void;
+}
+
+export interface RedisRateLimitStoreOptions {
+  /** `redis://[user:password@]host:port[/db]`; never logged. */
+  readonly url: string;
+  readonly logger: RateLimitLogger;
+  /** Prefix of every hash this store writes. */
+  readonly keyPrefix?: string;
+  /** Longest wait for Redis before a request is answered from memory. */
+  readonly commandTimeoutMs?: number;
+}
+
+type ConsumeReply = [allowed: number, banned: number, retryAfterSeconds: number, name: string, limit: number, remaining: number, resetAtMs: number];
+
+interface RateLimitRedis extends Redis {
+  consumeRateLimit(key: string, ...args: (string | number)[]): Promise<ConsumeReply>;
+}
+
+export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'animal-store:rate-limit:';
+
+/**
+ * Counters shared by every instance through Redis: one Lua script (EVALSHA,
+ * one round trip) checks and counts a request atomically on one hash per key,
+ * which expires once its windows and ban have ended.
+ *
+ * Degraded, fail-open to per-instance limits: when Redis cannot be reached, or
+ * a call fails or takes longer than `commandTimeoutMs`, the request is counted
+ * by an in-process `MemoryRateLimitStore` instead, so each instance limits
+ * alone until Redis answers again. A request never waits on a reconnect
+ * (no offline queue); ioredis reconnects by itself. A call that timed out may
+ * still run in Redis later, so an outage errs toward counting a request twice,
+ * never toward not counting it.
+ */
+/**
+ * Generous on purpose: under a burst the event loop can be busy for hundreds of
+ * milliseconds, and a timer that fires before the waiting reply is read would
+ * wrongly split the shared limit into per-instance ones. A dead connection is
+ * noticed at once anyway (no offline queue).
+ */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
+
+export class RedisRateLimitStore extends RateLimitStore {
+  private readonly redis: RateLimitRedis;
+  private readonly fallback = new MemoryRateLimitStore();
+  private readonly keyPrefix: string;
+  private readonly logger: RateLimitLogger;
+  /** Undefined until the first connection succeeds or fails. */
+  private redisUp: boolean | undefined;
+  private closing = false;
+
+  constructor(options: RedisRateLimitStoreOptions) {
+    super();
+    this.keyPrefix = options.keyPrefix ?? DEFAULT_RATE_LIMIT_KEY_PREFIX;
+    this.logger = options.logger;
+    this.redis = new Redis(options.url, {
+      commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      connectTimeout: 2_000,
+      disconnectTimeout: 500,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    }) as RateLimitRedis;
+    this.redis.defineCommand('consumeRateLimit', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
+    this.redis.on('ready', () => this.markUp());
+    this.redis.on('error', (error: Error) => this.markDown(error));
+    this.redis.on('close', () => this.markDown(new Error('connection closed')));
+  }
+
+  /** True while requests are answered from this instance's memory rather than Redis. */
+  get degraded(): boolean {
+    return this.redis.status !== 'ready' || this.redisUp !== true;
+  }
+
+  async consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): Promise<RateLimitDecision> {
+    if (this.redis.status === 'ready') {
+      try {
+        const args = windows.flatMap((w) => [w.name, w.limit, w.durationMs]);
+        const reply = await this.redis.consumeRateLimit(this.keyPrefix + key, Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...args);
+        this.markUp();
+        return toDecision(reply);
+      } catch (error) {
+        this.markDown(error as Error);
+      }
+    }
+    return this.fallback.consume(key, windows, policy, nowMs);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.redis.status === 'ready') {
+      await this.redis.quit().catch(() => this.redis.disconnect());
+    } else {
+      this.redis.disconnect();
+    }
+    await this.fallback.close();
+  }
+
+  private markUp(): void {
+    if (this.redisUp === false) this.logger.log('Rate-limit counters: Redis answers again; limits are shared across instances again');
+    this.redisUp = true;
+  }
+
+  private markDown(error: Error): void {
+    if (this.closing || this.redisUp === false) return;
+    this.redisUp = false;
+    // The error's own text, never the command: it would carry the key.
+    this.logger.warn(
+      `Rate-limit counters: Redis unavailable (${error.message}); degraded, fail-open to per-instance limits in memory until it answers again`,
+    );
+  }
+}
+
+function toDecision([allowed, banned, retryAfterSeconds, name, limit, remaining, resetAtMs]: ConsumeReply): RateLimitDecision {
+  return {
+    allowed: allowed === 1,
+    banned: banned === 1,
+    retryAfterSeconds,
+    binding: { name: name as WindowName, limit, remaining, resetAtMs },
+  };
+}

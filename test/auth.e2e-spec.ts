@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { ApiKeyAuthenticator, KEY_CACHE_TTL_MS } from '../src/auth/application/api-key-authenticator';
+import { ApiKeysService } from '../src/auth/application/api-keys.service';
+import { ApiResponse, expectErrorBody } from './support/api-client';
+import { describeOnStore } from './support/describe-store';
+import { createTestApp, TestApp } from './support/test-app';
+
+const OPERATIONS = [
+  { method: 'GET', url: '/v1/pets' },
+  { method: 'POST', url: '/v1/pets', payload: { name: 'Rex', categoryId: 1 } },
+  { method: 'GET', url: '/v1/pets/1' },
+] as const;
+
+describeOnStore('API key authentication', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await createTestApp();
+  });
+  afterAll(() => testApp?.close());
+
+  function expectUnauthorized(response: ApiResponse): void {
+    expectErrorBody(response, 401, 'unauthorized');
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="animal-store"');
+  }
+
+  const refusals: Array<[string, Record<string, string>]> = [
+    ['no Authorization header', {}],
+    ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
+    ['Bearer without a token', { authorization: 'Bearer ' }],
+    ['a token that is not a key', { authorization: 'Bearer hunter2' }],
+    ['an unknown key', { authorization: `Bearer ask_test_${'A'.repeat(43)}` }],
+    ['a live-shaped unknown key', { authorization: `Bearer ask_live_${'b'.repeat(43)}` }],
+  ];
+
+  describe.each(OPERATIONS)('$method $url', (operation) => {
+    it.each(refusals)('answers 401 for %s, with the same body every time', async (_case, headers) => {
+      const response = await testApp.anonymous.request({ ...operation, headers });
+      expectUnauthorized(response);
+      expect(response.body).toEqual({
+        code: 'unauthorized',
+        message: 'A valid API key is required: send Authorization: Bearer <key>',
+        status: 401,
+      });
+    });
+
+    it('accepts the scheme name in any case', async () => {
+      for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+        const response = await testApp.anonymous.request({ ...operation, headers: { authorization: `${scheme} ${testApp.apiKey}` } });
+        expect([200, 201, 404]).toContain(response.status);
+      }
+    });
+  });
+
+  it('does not store anything of a refused POST', async () => {
+    const before = (await testApp.client.get<unknown[]>('/v1/pets?limit=100')).body.length;
+    expectUnauthorized(await testApp.anonymous.post('/v1/pets', { name: 'Sneaky', categoryId: 1 }));
+    expect((await testApp.client.get<unknown[]>('/v1/pets?limit=100')).body).toHaveLength(before);
+  });
+
+  it('stores only the SHA-256 hash of a key, never the key', async () => {
+    const { id, secret } = await testApp.createKey({ plan: 'free', name: 'hash check' });
+    expect(secret).toMatch(/^ask_test_[A-Za-z0-9_-]{43}$/);
+    const rows: Array<Record<string, unknown>> = await testApp.app.get(DataSource).query('SELECT * FROM api_keys WHERE id = ?', [id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].key_hash).toBe(createHash('sha256').update(secret).digest('hex'));
+    expect(JSON.stringify(rows)).not.toContain(secret.slice('ask_test_'.length));
+  });
+
+  it('refuses a revoked key on every operation once the key cache has expired (at most 4 seconds)', async () => {
+    const { id, secret } = await testApp.createKey({ plan: 'pro', name: 'to revoke' });
+    const client = testApp.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
+    const authenticator = testApp.app.get(ApiKeyAuthenticator);
+    let now = Date.now();
+    authenticator.now = () => now;
+    try {
+      expect((await client.get('/v1/pets')).status).toBe(200);
+      await testApp.app.get(ApiKeysService).revoke(id);
+      now += KEY_CACHE_TTL_MS;
+      for (const operation of OPERATIONS) expectUnauthorized(await client.request(operation));
+    } finally {
+      authenticator.now = Date.now;
+    }
+    expect(KEY_CACHE_TTL_MS).toBeLessThan(5_000);
+  });
+
+  it('answers 404, not 401, for an unknown /v1 address without a key', async () => {
+    expectErrorBody(await testApp.anonymous.get('/v1/store/orders'), 404, 'not_found');
+  });
+});

@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ApiKeysService } from '../src/auth/application/api-keys.service';
+import { runKeysCli, UsageError } from '../src/auth/cli/keys-cli';
+import { expectErrorBody } from './support/api-client';
+import { describeOnStore } from './support/describe-store';
+import { createTestApp, TestApp } from './support/test-app';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..');
+
+/** The real command line, as `npm run keys` runs it, against the spec's database. */
+async function keysCommand(databaseUrl: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', 'src/auth/cli/keys.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, APP_ENV: 'test', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describeOnStore('keys command line', () => {
+  let testApp: TestApp;
+  let lines: string[];
+  const cli = (...argv: string[]) => {
+    lines = [];
+    return runKeysCli(argv, testApp.app.get(ApiKeysService), { line: (text) => lines.push(text) });
+  };
+
+  beforeAll(async () => {
+    testApp = await createTestApp();
+  });
+  afterAll(() => testApp?.close());
+
+  it('create prints the key alone on its last line, and that key works at once', async () => {
+    const result = await keysCommand(testApp.database.url, 'create', '--plan', 'enterprise', '--per-minute', '50', '--per-day', '500', '--name', 'cli');
+    expect(result.code).toBe(0);
+    const output = result.stdout.trimEnd().split('\n');
+    const key = output[output.length - 1];
+    expect(key).toMatch(/^ask_test_[A-Za-z0-9_-]{43}$/);
+    expect(output.slice(0, -1).join('\n')).toMatch(/plan enterprise, 50\/minute, 500\/day, name "cli"/);
+    const response = await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${key}` });
+    expect(response.status).toBe(200);
+  });
+
+  it('refuses an unknown plan with one line on stderr and exit code 1', async () => {
+    const result = await keysCommand(testApp.database.url, 'create', '--plan', 'gold');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual(['keys: unknown plan "gold"; use one of free, pro, business, enterprise']);
+  });
+
+  it('refuses a malformed command line with one line and exit code 2', async () => {
+    const result = await keysCommand(testApp.database.url, 'create', '--colour', 'red');
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^keys: .*--colour/);
+  });
+
+  it('list prints a table of every key without any secret or hash', async () => {
+    const { id, secret } = await testApp.createKey({ plan: 'business', name: 'listed' });
+    await cli('list');
+    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'REVOKED']);
+    const row = lines.find((line) => line.startsWith(`${id} `));
+    expect(row?.split(/\s{2,}/)).toEqual([String(id), 'listed', 'business', '1000', '100000', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), '-']);
+    const output = lines.join('\n');
+    expect(output).not.toContain(secret.slice(9));
+    expect(output).not.toMatch(/[0-9a-f]{64}/);
+  });
+
+  it('revoke stops the key and marks it in the list; an unknown id is an error', async () => {
+    const { id, secret } = await testApp.createKey({ plan: 'free', name: 'gone' });
+    await cli('revoke', String(id));
+    expect(lines).toEqual([`Revoked API key ${id}; every instance refuses it within 4 seconds.`]);
+    await cli('list');
+    expect(lines.find((line) => line.startsWith(`${id} `))).toMatch(/\d{4}-\d\d-\d\dT\S+Z$/);
+    const fresh = await createTestApp({ database: testApp.database });
+    try {
+      expectErrorBody(await fresh.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` }), 401, 'unauthorized');
+    } finally {
+      await fresh.close();
+    }
+    await expect(cli('revoke', '999999')).rejects.toThrow('No API key with id 999999');
+  });
+
+  it('set-plan changes the plan and its limits', async () => {
+    const { id } = await testApp.createKey({ plan: 'free' });
+    await cli('set-plan', String(id), '--plan', 'enterprise', '--per-minute', '3', '--per-day', '30');
+    expect(lines).toEqual([`API key ${id} is now plan enterprise, 3/minute, 30/day; the change applies within 4 seconds.`]);
+  });
+
+  it.each([
+    [['create'], /create needs --plan/],
+    [['create', '--plan', 'pro', 'extra'], /unexpected argument "extra"/],
+    [['revoke'], /id is required/],
+    [['revoke', 'abc'], /"abc" is not an API key id/],
+    [['set-plan', '1'], /set-plan needs --plan/],
+    [['create', '--plan', 'enterprise', '--per-minute', 'ten', '--per-day', '5'], /--per-minute must be a positive integer/],
+    [['rotate'], /unknown command "rotate"/],
+    [[], /a command is required/],
+  ])('treats %p as a usage error', async (argv, message) => {
+    const attempt = cli(...argv);
+    await expect(attempt).rejects.toThrow(UsageError);
+    await expect(attempt).rejects.toThrow(message);
+  });
+});

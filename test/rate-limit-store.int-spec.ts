@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import type { BanPolicy, RateLimitDecision, WindowSpec } from '../src/rate-limit/domain/rate-limit-store';
+import type { ClosableRateLimitStore } from '../src/rate-limit/infrastructure/create-rate-limit-store';
+import { MemoryRateLimitStore } from '../src/rate-limit/infrastructure/memory-rate-limit.store';
+import { RedisRateLimitStore } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
+import { DAY, MINUTE, planWindows as windows, T0 } from './support/rate-limit-fixtures';
+import { deleteKeysUnder, describeWithRedis, randomKeyPrefix, TEST_REDIS_URL, waitUntil } from './support/test-redis';
+
+/**
+ * The cases every adapter must pass alike, each on its own key with a fake
+ * clock: `client.now` is moved by hand and passed to the store.
+ */
+function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
+  const client = (specs: WindowSpec[], policy: BanPolicy = { banAfterRejections: 3, banMs: 900_000 }) => {
+    const key = `key-${randomBytes(6).toString('hex')}`;
+    const c = {
+      now: T0,
+      send: (): Promise<RateLimitDecision> => store().consume(key, specs, policy, c.now),
+      sendMany: async (n: number): Promise<RateLimitDecision[]> => {
+        const decisions: RateLimitDecision[] = [];
+        for (let i = 0; i < n; i += 1) decisions.push(await c.send());
+        return decisions;
+      },
+    };
+    return c;
+  };
+
+  it('accepts a first request, starting both windows then; another key counts apart', async () => {
+    const first = client(windows(5, 100));
+    await expect(first.send()).resolves.toEqual({
+      allowed: true,
+      banned: false,
+      retryAfterSeconds: 0,
+      binding: { name: 'minute', limit: 5, remaining: 4, resetAtMs: T0 + MINUTE },
+    });
+    await first.sendMany(4);
+    await expect(first.send()).resolves.toMatchObject({ allowed: false });
+    await expect(client(windows(5, 100)).send()).resolves.toMatchObject({ allowed: true, binding: { remaining: 4 } });
+  });
+
+  it('rejects past the minute limit until that window resets, then starts a new one', async () => {
+    const c = client(windows(2, 100));
+    await c.sendMany(2);
+    c.now += 10_000;
+    await expect(c.send()).resolves.toEqual({
+      allowed: false,
+      banned: false,
+      retryAfterSeconds: 50,
+      binding: { name: 'minute', limit: 2, remaining: 0, resetAtMs: T0 + MINUTE },
+    });
+    c.now = T0 + MINUTE;
+    await expect(c.send()).resolves.toEqual({
+      allowed: true,
+      banned: false,
+      retryAfterSeconds: 0,
+      binding: { name: 'minute', limit: 2, remaining: 1, resetAtMs: T0 + 2 * MINUTE },
+    });
+  });
+
+  it('lets a small daily quota bind before the minute, until the day resets', async () => {
+    const c = client(windows(60, 2));
+    await expect(c.send()).resolves.toMatchObject({ binding: { name: 'day', limit: 2, remaining: 1, resetAtMs: T0 + DAY } });
+    await c.send();
+    c.now += 5 * MINUTE;
+    await expect(c.send()).resolves.toEqual({
+      allowed: false,
+      banned: false,
+      retryAfterSeconds: (DAY - 5 * MINUTE) / 1000,
+      binding: { name: 'day', limit: 2, remaining: 0, resetAtMs: T0 + DAY },
+    });
+    c.now = T0 + DAY;
+    await expect(c.send()).resolves.toMatchObject({ allowed: true, binding: { name: 'day', remaining: 1, resetAtMs: T0 + 2 * DAY } });
+  });
+
+  it('on a tie in remaining names the window that resets later', async () => {
+    await expect(client(windows(3, 3)).send()).resolves.toMatchObject({ binding: { name: 'day', remaining: 2 } });
+  });
+
+  it('does not count rejected requests: five a day are five accepted, however many are refused', async () => {
+    const c = client(windows(2, 5), { banAfterRejections: 100, banMs: 900_000 });
+    const accepted: number[] = [];
+    for (let minute = 0; minute < 4; minute += 1) {
+      c.now = T0 + minute * MINUTE;
+      const decisions = await c.sendMany(6);
+      accepted.push(decisions.filter((d) => d.allowed).length);
+    }
+    expect(accepted).toEqual([2, 2, 1, 0]);
+  });
+
+  it('bans on the rejection that goes over the threshold; requests during the ban count nowhere; it ends', async () => {
+    const c = client(windows(1, 3), { banAfterRejections: 3, banMs: 900_000 });
+    await c.send();
+    const limited = await c.sendMany(3);
+    expect(limited.map((d) => [d.allowed, d.banned])).toEqual([
+      [false, false],
+      [false, false],
+      [false, false],
+    ]);
+    c.now += 500;
+    const banEnd = T0 + 500 + 900_000;
+    await expect(c.send()).resolves.toEqual({
+      allowed: false,
+      banned: true,
+      retryAfterSeconds: 900,
+      binding: { name: 'minute', limit: 1, remaining: 0, resetAtMs: banEnd },
+    });
+
+    c.now = T0 + 2 * MINUTE;
+    const during = await c.sendMany(5);
+    // 780.5 seconds left, rounded up.
+    expect(during.map((d) => [d.allowed, d.banned, d.retryAfterSeconds])).toEqual(Array(5).fill([false, true, 781]));
+    c.now = banEnd - 1;
+    await expect(c.send()).resolves.toMatchObject({ banned: true, retryAfterSeconds: 1 });
+
+    c.now = banEnd;
+    await expect(c.send()).resolves.toMatchObject({ allowed: true, banned: false });
+    c.now = banEnd + MINUTE;
+    // The third request of the day: nothing sent during the ban was counted.
+    await expect(c.send()).resolves.toMatchObject({ allowed: true, binding: { name: 'day', remaining: 0 } });
+  });
+
+  it('lets a ban spend its rejections: after it a full day is rate limited again before a new ban', async () => {
+    const c = client(windows(100, 1), { banAfterRejections: 2, banMs: MINUTE });
+    await c.sendMany(1 + 3);
+    c.now = T0 + MINUTE;
+    const after = await c.sendMany(3);
+    expect(after.map((d) => d.banned)).toEqual([false, false, true]);
+    expect(after[0].retryAfterSeconds).toBe((DAY - MINUTE) / 1000);
+  });
+
+  it('rounds Retry-After up to whole seconds and never answers 0', async () => {
+    const c = client(windows(1, 100), { banAfterRejections: 100, banMs: 900_000 });
+    await c.send();
+    c.now = T0 + 58_001;
+    await expect(c.send()).resolves.toMatchObject({ retryAfterSeconds: 2 });
+    c.now = T0 + 59_999;
+    await expect(c.send()).resolves.toMatchObject({ retryAfterSeconds: 1 });
+  });
+}
+
+describe('RateLimitStore contract [memory]', () => {
+  const store = new MemoryRateLimitStore();
+  afterAll(() => store.close());
+  rateLimitStoreContract(() => store);
+});
+
+describeWithRedis('RateLimitStore contract', () => {
+  const keyPrefix = randomKeyPrefix();
+  const warnings: string[] = [];
+  let store: RedisRateLimitStore;
+
+  beforeAll(async () => {
+    store = new RedisRateLimitStore({
+      url: TEST_REDIS_URL,
+      keyPrefix,
+      commandTimeoutMs: 5_000,
+      logger: { warn: (message) => warnings.push(message), log: () => undefined },
+    });
+    await waitUntil(() => !store.degraded);
+  });
+
+  afterAll(async () => {
+    await store.close();
+    await deleteKeysUnder(keyPrefix);
+  });
+
+  // Every answer must come from Redis: a silent fall back to memory would pass the cases too.
+  afterEach(() => {
+    expect(warnings).toEqual([]);
+    expect(store.degraded).toBe(false);
+  });
+
+  rateLimitStoreContract(() => store);
+});
