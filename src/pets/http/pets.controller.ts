@@ -7,7 +7,7 @@ import { Pet } from '../domain/pet';
 import { ParseIdPipe } from '../../http/validation';
 import { requestOrigin } from '../../http/request-origin';
 import { CreatePetDto } from './dto/create-pet.dto';
-import { ListPetsQuery } from './dto/list-pets.query';
+import { ListPetsQuery, ParseListPetsQueryPipe } from './dto/list-pets.query';
 import { decodeCursor, encodeCursor } from './pet-cursor';
 import { CREATED_PET_RESPONSE_SCHEMA, PET_RESPONSE_SCHEMA, PETS_RESPONSE_SCHEMA, toPetResponse } from './pet.response';
 
@@ -21,7 +21,8 @@ export class PetsController {
   @Get()
   @RouteSchema({ response: PETS_RESPONSE_SCHEMA })
   async listPets(
-    @Query() query: ListPetsQuery,
+    // An interface, not a class: the global ValidationPipe leaves it to ParseListPetsQueryPipe.
+    @Query(ParseListPetsQueryPipe) query: ListPetsQuery,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Pet[]> {
