@@ -2,6 +2,7 @@ import { VersioningType } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig } from './config/app-config';
 import { createValidationPipe, JsonObjectBodyPipe } from './http/validation';
+import { registerDeprecationHeaders } from './pets/http/deprecation-headers.hook';
 
 /** The Fastify instance's options: body limit and proxy trust come from configuration. */
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
@@ -22,6 +23,7 @@ export const NEST_APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const
  */
 export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
   registerJsonParser(app);
+  registerDeprecationHeaders(app.getHttpAdapter().getInstance(), app.get(AppConfig));
   app.enableVersioning({ type: VersioningType.URI });
   app.useGlobalPipes(new JsonObjectBodyPipe(), createValidationPipe());
   app.enableShutdownHooks();

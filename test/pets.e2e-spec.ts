@@ -204,6 +204,18 @@ describeOnStore('pets API', () => {
       expect((response.body as { message: string }).message).toMatch(/petId/);
       expectDeprecationHeaders(response);
     });
+
+    it('answers 401 without a key, with the headers', async () => {
+      const response = await api.get('/v1/pets/1', { authorization: 'Basic dXNlcjpwYXNz' });
+      expectErrorBody(response, 401, 'unauthorized');
+      expectDeprecationHeaders(response);
+    });
+
+    it('leaves the headers off the other operations', async () => {
+      const response = await api.get('/v1/pets');
+      expect(response.headers.deprecation).toBeUndefined();
+      expect(response.headers.sunset).toBeUndefined();
+    });
   });
 
   describe('unknown addresses', () => {

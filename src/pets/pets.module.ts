@@ -1,16 +1,12 @@
-import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { PetsService } from './application/pets.service';
 import { PetRepository } from './domain/pet.repository';
-import { DeprecationHeadersMiddleware } from './http/deprecation-headers.middleware';
 import { PetsController } from './http/pets.controller';
 import { TypeOrmPetRepository } from './infrastructure/typeorm-pet.repository';
 
+/** The deprecation headers of getPet are a Fastify hook, registered by configureApp (see deprecation-headers.hook.ts). */
 @Module({
   controllers: [PetsController],
   providers: [PetsService, { provide: PetRepository, useClass: TypeOrmPetRepository }],
 })
-export class PetsModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(DeprecationHeadersMiddleware).forRoutes({ path: 'v1/pets/:petId', method: RequestMethod.GET });
-  }
-}
+export class PetsModule {}

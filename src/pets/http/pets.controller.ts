@@ -44,7 +44,7 @@ export class PetsController {
     return toPetResponse(await this.pets.create(body));
   }
 
-  /** Deprecated: its headers come from DeprecationHeadersMiddleware, so errors carry them too. */
+  /** Deprecated: its headers come from an onRequest hook (deprecation-headers.hook.ts), so errors carry them too. */
   @Get(':petId')
   @RouteSchema({ response: PET_RESPONSE_SCHEMA })
   async getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {

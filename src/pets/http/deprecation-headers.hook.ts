@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { AppConfig } from '../../config/app-config';
+import { requestOrigin } from '../../http/request-origin';
+
+export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
+const GET_PET_ROUTE = '/v1/pets/:petId';
+
+/**
+ * `GET /v1/pets/{petId}` is deprecated (RFC 9745) and sunsets on 5 December 2030
+ * (RFC 8594). An onRequest hook runs before guards, pipes and filters, so every
+ * response of the operation carries the headers, errors included. It is a
+ * Fastify hook rather than a Nest middleware: with no middleware at all, no
+ * request pays for the middleware engine's path matching.
+ */
+export function registerDeprecationHeaders(fastify: FastifyInstance, config: AppConfig): void {
+  const deprecation = `@${config.deprecatedAt}`;
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (request.method === 'GET' && request.routeOptions.url === GET_PET_ROUTE) {
+      reply.header('Deprecation', deprecation);
+      reply.header('Sunset', GET_PET_SUNSET);
+      reply.header('Link', `<${requestOrigin(request.raw, config.trustProxy)}/v1/pets>; rel="successor-version"`);
+    }
+    done();
+  });
+}
