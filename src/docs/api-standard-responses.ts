@@ -1,9 +1,9 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { HeadersObject } from '@nestjs/swagger';
+import { MESSAGE_BY_CODE } from '../errors/all-exceptions.filter';
+import { errorBody, ErrorCode } from '../errors/error-code';
 import { ErrorResponse } from '../errors/error.response';
-
-export type { HeadersObject };
 
 /**
  * Sent on every response under /v1, errors included, for the window that binds
@@ -30,12 +30,16 @@ const RATE_LIMIT_HEADERS: HeadersObject = Object.fromEntries(
 
 type ErrorStatus = 400 | 401 | 404 | 413 | 415 | 429 | 500;
 
-const ERROR_RESPONSES: Record<ErrorStatus, { description: string; headers?: HeadersObject }> = {
+const example = (code: ErrorCode, message = MESSAGE_BY_CODE[code]) => errorBody(code, message);
+
+const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: unknown; headers?: HeadersObject }> = {
   400: {
+    example: example('validation_failed', 'categoryId must be an integer from 1 to 9007199254740991'),
     description:
       '`validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object',
   },
   401: {
+    example: example('unauthorized'),
     description: '`unauthorized`: the API key is missing, malformed, unknown or revoked',
     headers: {
       'WWW-Authenticate': {
@@ -45,10 +49,17 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; headers?: Head
       },
     },
   },
-  404: { description: '`not_found`: no pet with that id' },
-  413: { description: '`payload_too_large`: the body is larger than the configured limit (16 KiB by default)' },
-  415: { description: '`unsupported_media_type`: the body is not sent as `application/json`' },
+  404: { example: example('not_found'), description: '`not_found`: no pet with that id' },
+  413: {
+    example: example('payload_too_large'),
+    description: '`payload_too_large`: the body is larger than the configured limit (16 KiB by default)',
+  },
+  415: {
+    example: example('unsupported_media_type'),
+    description: '`unsupported_media_type`: the body is not sent as `application/json`',
+  },
   429: {
+    example: example('rate_limited'),
     description:
       '`rate_limited`: over the plan\'s per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while',
     headers: {
@@ -59,7 +70,10 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; headers?: Head
       },
     },
   },
-  500: { description: '`internal_error`: an unexpected failure; the cause is logged on the server only' },
+  500: {
+    example: example('internal_error'),
+    description: '`internal_error`: an unexpected failure; the cause is logged on the server only',
+  },
 };
 
 export interface StandardResponses {
@@ -90,6 +104,7 @@ export function ApiStandardResponses({ success, errors = [], headers = {} }: Sta
         ApiResponse({
           status,
           description: ERROR_RESPONSES[status].description,
+          example: ERROR_RESPONSES[status].example,
           type: ErrorResponse,
           headers: { ...ERROR_RESPONSES[status].headers, ...headers, ...RATE_LIMIT_HEADERS },
         }),

@@ -1,7 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { HeadersObject } from '@nestjs/swagger';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppConfig } from '../../config/app-config';
-import type { HeadersObject } from '../../docs/api-standard-responses';
 import { requestOrigin } from '../../http/request-origin';
 
 export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
