@@ -32,6 +32,15 @@ const config: Config = {
     },
     e2e('sqlite'),
     e2e('mysql'),
+    {
+      // The committed API document's lint, and the docs page in a real browser.
+      displayName: 'docs',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.docs-spec.ts'],
+      transform,
+      transformIgnorePatterns,
+      testEnvironment: 'node',
+    },
   ],
 };
 
