@@ -62,7 +62,11 @@ function freePort(): Promise<number> {
     const apiKey = (testApp as TestApp & { apiKey?: string }).apiKey ?? 'placeholder-key';
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const failures: string[] = [];
+    // A Content-Security-Policy violation shows up here as a console error.
     page.on('pageerror', (error) => failures.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') failures.push(message.text());
+    });
 
     await page.goto(`${origin}/docs`);
     const operations = page.locator('.opblock');
