@@ -1,6 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, ReferenceObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/app-config';
 import { RATE_LIMIT_HEADER_COMPONENTS } from './api-standard-responses';
 
