@@ -1,6 +1,7 @@
 import { VersioningType } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig } from './config/app-config';
+import { setupApiDocs } from './docs/api-docs';
 import { createValidationPipe, JsonObjectBodyPipe } from './http/validation';
 
 /** The Fastify instance's options: body limit and proxy trust come from configuration. */
@@ -23,6 +24,7 @@ export const NEST_APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const
 export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
   registerJsonParser(app);
   app.enableVersioning({ type: VersioningType.URI });
+  setupApiDocs(app);
   app.useGlobalPipes(new JsonObjectBodyPipe(), createValidationPipe());
   app.enableShutdownHooks();
   return app;

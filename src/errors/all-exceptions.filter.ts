@@ -16,7 +16,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   503: 'service_unavailable',
 };
 
-const MESSAGE_BY_CODE: Record<ErrorCode, string> = {
+export const MESSAGE_BY_CODE: Record<ErrorCode, string> = {
   validation_failed: 'Request is invalid',
   unauthorized: 'A valid API key is required: send Authorization: Bearer <key>',
   not_found: 'Resource not found',
