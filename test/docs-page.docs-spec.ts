@@ -59,7 +59,7 @@ function freePort(): Promise<number> {
 
   it('shows the operations, the deprecated one marked, and runs GET /pets with the key', async () => {
     // Until createTestApp hands out a real key any bearer token is accepted.
-    const apiKey = (testApp as TestApp & { apiKey?: string }).apiKey ?? 'placeholder-key';
+    const apiKey = testApp.apiKey;
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const failures: string[] = [];
     // A Content-Security-Policy violation shows up here as a console error.

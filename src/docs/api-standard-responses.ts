@@ -11,14 +11,17 @@ import { ErrorResponse } from '../errors/error.response';
  */
 export const RATE_LIMIT_HEADER_COMPONENTS: HeadersObject = {
   'X-RateLimit-Limit': {
+    required: true,
     description: 'Requests allowed in the window that binds first (per minute or per day)',
     schema: { type: 'integer', minimum: 1 },
   },
   'X-RateLimit-Remaining': {
+    required: true,
     description: 'Requests left in that window',
     schema: { type: 'integer', minimum: 0 },
   },
   'X-RateLimit-Reset': {
+    required: true,
     description: 'Unix time, in seconds, at which that window resets',
     schema: { type: 'integer', format: 'int64', minimum: 0 },
   },
