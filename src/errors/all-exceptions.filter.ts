@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { HttpAdapterHost } from '@nestjs/core';
 import { DomainError } from './domain-error';
 import { ErrorBody, errorBody, ErrorCode } from './error-code';
+import { noteErrorCode } from './sent-error-code';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'validation_failed',
@@ -47,7 +48,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (body.status >= 500 && body.code !== 'service_unavailable') {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
-    this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, body.status);
+    const response = host.switchToHttp().getResponse<object>();
+    noteErrorCode(response, body.code);
+    this.adapterHost.httpAdapter.reply(response, body, body.status);
   }
 
   toErrorBody(exception: unknown): ErrorBody {

@@ -1,0 +1,49 @@
+import helmet from '@fastify/helmet';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { AppConfig } from '../config/app-config';
+import { errorBody } from '../errors/error-code';
+import { errorCodeSentOn } from '../errors/sent-error-code';
+import { rememberRoute } from './logging';
+import { OpsMetrics } from './metrics';
+import { REQUEST_ID_HEADER } from './request-id';
+import { corsOptionsFor, HELMET_OPTIONS } from './security';
+
+/**
+ * What operators rely on, wired into the HTTP server: logs through pino,
+ * security headers, CORS, request metrics, and a 503 for requests that
+ * arrive while the server drains at shutdown.
+ */
+export function configureOperations(app: NestFastifyApplication): void {
+  const config = app.get(AppConfig);
+  const metrics = app.get(OpsMetrics);
+  app.useLogger(app.get(Logger));
+  void app.register(helmet, HELMET_OPTIONS);
+  const cors = corsOptionsFor(config.corsOrigins);
+  if (cors) app.enableCors(cors);
+
+  const fastify = app.getHttpAdapter().getInstance();
+  let draining = false;
+  fastify.addHook('preClose', (done) => {
+    draining = true;
+    done();
+  });
+  fastify.addHook('onRequest', (request, reply, done) => {
+    rememberRoute(request.raw, request.routeOptions.url);
+    // On the Node response, so that responses a middleware ends itself carry it too.
+    reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+    if (!draining) return done();
+    // Keep-alive connections may still bring requests while those in flight finish.
+    reply.code(503).header('Connection', 'close').send(errorBody('service_unavailable', 'The service is shutting down'));
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest({
+      method: request.method,
+      route: request.routeOptions.url,
+      status: reply.statusCode,
+      durationSeconds: reply.elapsedTime / 1000,
+      errorCode: errorCodeSentOn(reply),
+    });
+    done();
+  });
+}
