@@ -10,6 +10,7 @@ import { OpsMetrics } from './metrics';
 import { MetricsController } from './metrics.controller';
 import { READINESS_CHECKS, ReadinessCheck } from './readiness';
 import { ReadinessService } from './readiness.service';
+import { RequestDrain } from './request-drain';
 
 /** Probes, metrics and logs. Global, so any module can count through OpsMetrics. */
 @Global()
@@ -26,6 +27,7 @@ import { ReadinessService } from './readiness.service';
   providers: [
     OpsMetrics,
     ReadinessService,
+    RequestDrain,
     {
       provide: READINESS_CHECKS,
       inject: [DataSource],

@@ -6,6 +6,7 @@ import { errorBody } from '../errors/error-code';
 import { errorCodeSentOn } from '../errors/sent-error-code';
 import { rememberRoute } from './logging';
 import { OpsMetrics } from './metrics';
+import { RequestDrain } from './request-drain';
 import { REQUEST_ID_HEADER } from './request-id';
 import { corsOptionsFor, HELMET_OPTIONS } from './security';
 
@@ -17,23 +18,25 @@ import { corsOptionsFor, HELMET_OPTIONS } from './security';
 export function configureOperations(app: NestFastifyApplication): void {
   const config = app.get(AppConfig);
   const metrics = app.get(OpsMetrics);
+  const drain = app.get(RequestDrain);
   app.useLogger(app.get(Logger));
   void app.register(helmet, HELMET_OPTIONS);
   const cors = corsOptionsFor(config.corsOrigins);
   if (cors) app.enableCors(cors);
 
   const fastify = app.getHttpAdapter().getInstance();
-  let draining = false;
   fastify.addHook('preClose', (done) => {
-    draining = true;
+    void drain.drain(0);
     done();
   });
   fastify.addHook('onRequest', (request, reply, done) => {
     rememberRoute(request.raw, request.routeOptions.url);
     // On the Node response, so that responses a middleware ends itself carry it too.
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
-    if (!draining) return done();
-    // Keep-alive connections may still bring requests while those in flight finish.
+    if (drain.admit()) {
+      reply.raw.once('close', () => drain.release());
+      return done();
+    }
     reply.code(503).header('Connection', 'close').send(errorBody('service_unavailable', 'The service is shutting down'));
   });
   fastify.addHook('onResponse', (request, reply, done) => {
