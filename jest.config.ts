@@ -27,6 +27,14 @@ const config: Config = {
     },
     e2e('sqlite'),
     e2e('mysql'),
+    {
+      // The container files, checked without a Docker engine.
+      displayName: 'deploy',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/deploy/**/*.spec.ts'],
+      transform,
+      testEnvironment: 'node',
+    },
   ],
 };
 
