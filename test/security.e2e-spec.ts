@@ -27,7 +27,7 @@ describeOnStore('security headers and CORS', () => {
       expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
       expect(response.headers).toMatchObject({
         'x-content-type-options': 'nosniff',
-        'x-frame-options': 'SAMEORIGIN',
+        'x-frame-options': 'DENY',
         'strict-transport-security': expect.stringMatching(/^max-age=\d+/),
         'referrer-policy': 'no-referrer',
       });

@@ -26,6 +26,8 @@ export const HELMET_OPTIONS: FastifyHelmetOptions = {
       formAction: ["'self'"],
     },
   },
+  // As frame-ancestors 'none', for browsers that only know this header.
+  frameguard: { action: 'deny' },
 };
 
 /** What a browser script on an allowed origin may read from a response besides the basics. */
