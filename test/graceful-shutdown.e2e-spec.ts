@@ -5,7 +5,9 @@ import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../src/database/database-options';
+import { shutDown } from '../src/ops/graceful-shutdown';
 import { describeOnStore } from './support/describe-store';
+import { createTestApp } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 
 const ROOT = join(__dirname, '..');
@@ -168,5 +170,25 @@ describeOnStore('graceful shutdown of the running server', () => {
     const stored = await storedNames(database);
     const created = [...inFlightOutcomes, ...load].filter((outcome) => outcome.status === 201).map((outcome) => outcome.name);
     expect([...stored].sort()).toEqual(created.sort());
+  });
+});
+
+describeOnStore('shutdown bound', () => {
+  it('cuts a request still open after the timeout, then closes the app', async () => {
+    const testApp = await createTestApp();
+    try {
+      await testApp.app.listen(0, '127.0.0.1');
+      const { port } = testApp.app.getHttpServer().address() as AddressInfo;
+      // Half a body that never ends: the request stays in flight until it is cut.
+      const stalled = createPet(port, 'never-finished', {}, new Promise<void>(() => undefined));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+
+      await shutDown(testApp.app, 200);
+
+      await expect(stalled).resolves.toMatchObject({ name: 'never-finished', error: expect.any(String) });
+      await expect(createPet(port, 'after-close', {})).resolves.toMatchObject({ error: 'ECONNREFUSED' });
+    } finally {
+      await testApp.database.drop();
+    }
   });
 });
