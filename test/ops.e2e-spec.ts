@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { RequestDrain } from '../src/ops/request-drain';
 import { ApiClient, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
@@ -109,6 +110,23 @@ describeOnStore('operational endpoints', () => {
         expect(sample(await metricsText(), series)).toBeGreaterThanOrEqual(1);
       } finally {
         await other.close();
+      }
+    });
+  });
+
+  describe('while shutting down', () => {
+    it('answers every new request 503 service_unavailable on a closing connection, with the usual headers', async () => {
+      const draining = await createTestApp({ database: testApp.database });
+      try {
+        await expect(draining.app.get(RequestDrain).drain(1_000)).resolves.toBe(true);
+        for (const url of ['/v1/pets', '/readyz']) {
+          const response = await draining.client.get(url, { 'X-Request-Id': 'late-caller' });
+          expectErrorBody(response, 503, 'service_unavailable');
+          expect(response.headers).toMatchObject({ connection: 'close', 'x-request-id': 'late-caller', 'x-content-type-options': 'nosniff' });
+          expect(response.headers['content-security-policy']).toContain("default-src 'self'");
+        }
+      } finally {
+        await draining.close();
       }
     });
   });
