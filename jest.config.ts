@@ -50,6 +50,14 @@ const config: Config = {
       transformIgnorePatterns,
       testEnvironment: 'node',
     },
+    {
+      // The container files, checked without a Docker engine.
+      displayName: 'deploy',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/deploy/**/*.spec.ts'],
+      transform,
+      testEnvironment: 'node',
+    },
   ],
 };
 

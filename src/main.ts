@@ -6,14 +6,18 @@ import { AppModule } from './app.module';
 import { ApiKeysService } from './auth/application/api-keys.service';
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from './app.setup';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { shutDownOnSignals } from './ops/graceful-shutdown';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(config), NEST_APP_OPTIONS);
   configureApp(app);
-  await app.listen(config.port, config.host);
-  new Logger('Main').log(`animal-store listening on http://${config.host}:${config.port}/v1/pets (${config.appEnv})`);
+  await app.init();
+  // Before listening, so the key exists by the time the service answers.
   await printDevelopmentKey(app);
+  await app.listen(config.port, config.host);
+  shutDownOnSignals(app, config.shutdownTimeoutMs);
+  new Logger('Main').log(`animal-store listening on http://${config.host}:${config.port}/v1/pets (${config.appEnv})`);
 }
 
 /** A development store without keys gets one, printed here once (never logged, never in staging or production). */

@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from './domain-error';
 import { ErrorBody, errorBody, ErrorCode } from './error-code';
+import { noteErrorCode } from './sent-error-code';
 import { UNROUTED_REQUEST_HOOK, UnroutedRequestHook } from './unrouted-request.hook';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -55,6 +56,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (body.status >= 500 && body.code !== 'service_unavailable') {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
+    noteErrorCode(reply, body.code);
     this.adapterHost.httpAdapter.reply(reply, body, body.status);
   }
 
