@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Browser, chromium } from 'playwright-core';
 import { isCi } from './support/local-services';
+import { freePort } from './support/service-process';
 import { createTestApp, TestApp } from './support/test-app';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -23,18 +23,6 @@ if (!hasChromium) {
   const message = `Chromium is not at ${CHROMIUM} (apt-get install -y chromium)`;
   if (isCi()) throw new Error(`${message}: CI needs it, failing the run.`);
   process.stderr.write(`\n!!!!!!!! ${message}: the docs page browser spec is SKIPPED. !!!!!!!!\n\n`);
-}
-
-/** A port free right now, so the document's first server can name it before the app listens. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 (hasChromium ? describe : describe.skip)('GET /docs in a browser', () => {

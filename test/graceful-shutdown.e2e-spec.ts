@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { request } from 'node:http';
-import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../src/database/database-options';
@@ -9,6 +9,7 @@ import { shutDown } from '../src/ops/graceful-shutdown';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-database';
+import { freePort } from './support/service-process';
 
 const ROOT = join(__dirname, '..');
 /** A key printed at start (a development start on a store without keys prints one). */
@@ -22,16 +23,6 @@ interface Outcome {
   readonly error?: string;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * POST /v1/pets on a connection of its own. With `holdUntil`, half the body is
