@@ -3,13 +3,17 @@ import type { Config } from 'jest';
 // Type checking is `tsc --noEmit` in `npm test`; jest only transpiles.
 const transform: Config['transform'] = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true, sourceMap: true } }],
+  // ESM-only dependencies (of @fastify/static) that Node 20 loads natively but jest's CommonJS runtime cannot.
+  '/node_modules/content-disposition/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } }],
 };
+const transformIgnorePatterns = ['/node_modules/(?!content-disposition/)'];
 
 const e2e = (store: 'sqlite' | 'mysql'): Config => ({
   displayName: `e2e-${store}`,
   rootDir: '.',
   testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
   transform,
+  transformIgnorePatterns,
   setupFiles: [`<rootDir>/test/support/store-${store}.ts`],
   ...(store === 'mysql' ? { globalSetup: '<rootDir>/test/support/mysql.global-setup.ts' } : {}),
   testEnvironment: 'node',
@@ -23,6 +27,7 @@ const config: Config = {
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
       transform,
+      transformIgnorePatterns,
       testEnvironment: 'node',
     },
     e2e('sqlite'),
@@ -32,7 +37,25 @@ const config: Config = {
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.int-spec.ts'],
       transform,
+      transformIgnorePatterns,
       globalSetup: '<rootDir>/test/support/integration.global-setup.ts',
+      testEnvironment: 'node',
+    },
+    {
+      // The committed API document's lint, and the docs page in a real browser.
+      displayName: 'docs',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.docs-spec.ts'],
+      transform,
+      transformIgnorePatterns,
+      testEnvironment: 'node',
+    },
+    {
+      // The container files, checked without a Docker engine.
+      displayName: 'deploy',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/deploy/**/*.spec.ts'],
+      transform,
       testEnvironment: 'node',
     },
   ],

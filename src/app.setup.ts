@@ -1,7 +1,11 @@
 import { VersioningType } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { IncomingMessage } from 'node:http';
 import { AppConfig } from './config/app-config';
+import { setupApiDocs } from './docs/api-docs';
 import { createValidationPipe, JsonObjectBodyPipe } from './http/validation';
+import { configureOperations } from './ops/ops.setup';
+import { requestIdFor } from './ops/request-id';
 import { registerDeprecationHeaders } from './pets/http/deprecation-headers.hook';
 
 /** The Fastify instance's options: body limit and proxy trust come from configuration. */
@@ -10,7 +14,9 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 100 },
-    return503OnClosing: true,
+    genReqId: (request: IncomingMessage) => requestIdFor(request.headers['x-request-id']),
+    // Requests arriving while the server drains get the Error body from configureOperations instead.
+    return503OnClosing: false,
   });
 }
 
@@ -25,8 +31,9 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   registerJsonParser(app);
   registerDeprecationHeaders(app.getHttpAdapter().getInstance(), app.get(AppConfig));
   app.enableVersioning({ type: VersioningType.URI });
+  setupApiDocs(app);
   app.useGlobalPipes(new JsonObjectBodyPipe(), createValidationPipe());
-  app.enableShutdownHooks();
+  configureOperations(app);
   return app;
 }
 

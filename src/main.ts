@@ -3,26 +3,29 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { ApiKeysService } from './auth/application/api-keys.service';
+import { ApiKeysService, CreatedApiKey } from './auth/application/api-keys.service';
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from './app.setup';
-import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { ConfigError, loadConfig } from './config/app-config';
+import { shutDownOnSignals } from './ops/graceful-shutdown';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(config), NEST_APP_OPTIONS);
   configureApp(app);
+  await app.init();
+  // Made before listening, so the key works by the time the service answers.
+  const developmentKey = await app.get(ApiKeysService).provisionDevelopmentKey();
   await app.listen(config.port, config.host);
+  shutDownOnSignals(app, config.shutdownTimeoutMs);
   new Logger('Main').log(`animal-store listening on http://${config.host}:${config.port}/v1/pets (${config.appEnv})`);
-  await printDevelopmentKey(app);
+  if (developmentKey) printDevelopmentKey(developmentKey, config.port);
 }
 
-/** A development store without keys gets one, printed here once (never logged, never in staging or production). */
-async function printDevelopmentKey(app: NestFastifyApplication): Promise<void> {
-  const created = await app.get(ApiKeysService).provisionDevelopmentKey();
-  if (!created) return;
+/** Printed once, after the start-up logs, so it is the last thing a new user sees (never logged). */
+function printDevelopmentKey(created: CreatedApiKey, port: number): void {
   process.stdout.write(
     `\nDevelopment API key (plan pro, id ${created.key.id}). It is shown once; keep it:\n` +
-      `  curl -H 'Authorization: Bearer ${created.secret}' http://localhost:${app.get(AppConfig).port}/v1/pets\n` +
+      `  curl -H 'Authorization: Bearer ${created.secret}' http://localhost:${port}/v1/pets\n` +
       `${created.secret}\n\n`,
   );
 }

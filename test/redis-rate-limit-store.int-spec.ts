@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -8,6 +7,7 @@ import type { BanPolicy, WindowSpec } from '../src/rate-limit/domain/rate-limit-
 import { RedisRateLimitStore } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
 import { DAY, MINUTE, planWindows, T0 } from './support/rate-limit-fixtures';
 import { deleteKeysUnder, describeWithRedis, randomKeyPrefix, TEST_REDIS_URL, waitUntil } from './support/test-redis';
+import { freePort } from './support/service-process';
 
 const FREE_PLAN = planWindows(60, 1_000);
 const POLICY: BanPolicy = { banAfterRejections: 30, banMs: 900_000 };
@@ -188,13 +188,3 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}

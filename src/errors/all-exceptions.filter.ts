@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from './domain-error';
 import { ErrorBody, errorBody, ErrorCode } from './error-code';
+import { noteErrorCode } from './sent-error-code';
 import { UNROUTED_REQUEST_HOOK, UnroutedRequestHook } from './unrouted-request.hook';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -16,7 +17,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   503: 'service_unavailable',
 };
 
-const MESSAGE_BY_CODE: Record<ErrorCode, string> = {
+export const MESSAGE_BY_CODE: Record<ErrorCode, string> = {
   validation_failed: 'Request is invalid',
   unauthorized: 'A valid API key is required: send Authorization: Bearer <key>',
   not_found: 'Resource not found',
@@ -55,6 +56,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (body.status >= 500 && body.code !== 'service_unavailable') {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
+    noteErrorCode(reply, body.code);
     this.adapterHost.httpAdapter.reply(reply, body, body.status);
   }
 

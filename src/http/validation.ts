@@ -36,12 +36,29 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   });
 }
 
+const OWN_PIPE_TYPES = new WeakSet<object>();
+
+/**
+ * Marks a parameter class that its route checks with a pipe of its own (on a hot
+ * path, where class-validator costs more than the rules): the global
+ * ValidationPipe leaves it alone, and the class still documents the parameter.
+ */
+export function ValidatedByOwnPipe(): ClassDecorator {
+  return (target) => void OWN_PIPE_TYPES.add(target);
+}
+
+class StrictValidationPipe extends ValidationPipe {
+  protected override toValidate(metadata: ArgumentMetadata): boolean {
+    return !(metadata.metatype && OWN_PIPE_TYPES.has(metadata.metatype)) && super.toValidate(metadata);
+  }
+}
+
 /**
  * The one validation pipe: strict types (no "5" for 5), unknown fields rejected,
  * every failure raised as a domain error whose message names the field.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,

@@ -3,9 +3,11 @@ import { getOptionsToken, ThrottlerModule, type ThrottlerModuleOptions, type Thr
 import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/app-config';
 import { UNROUTED_REQUEST_HOOK } from '../errors/unrouted-request.hook';
+import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
 import { RATE_LIMIT_WINDOWS, RateLimiter, WindowDefinition } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
 import { ClosableRateLimitStore, createRateLimitStore } from './infrastructure/create-rate-limit-store';
+import { RedisRateLimitStore } from './infrastructure/redis-rate-limit.store';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
 
 const MINUTE_MS = 60_000;
@@ -47,6 +49,13 @@ const DAY_MS = 86_400_000;
       inject: [AppConfig],
       useFactory: (config: AppConfig) =>
         createRateLimitStore(config.redisUrl, new Logger('RateLimit'), config.redisKeyPrefix),
+    },
+    {
+      // With REDIS_URL, /readyz reports Redis: without it, limits are no longer shared.
+      provide: READINESS_CHECKS,
+      inject: [RateLimitStore],
+      useFactory: (store: RateLimitStore): ReadinessCheck[] =>
+        store instanceof RedisRateLimitStore ? [{ name: 'redis', check: () => store.ping() }] : [],
     },
     RateLimiter,
     PlanThrottlerGuard,

@@ -27,16 +27,17 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Reuse a database (several instances of the service on one store). */
   database?: TestDatabase;
+  /** Providers to replace by token, e.g. the log destination of a spec that reads the logs. */
+  overrides?: ReadonlyArray<{ provide: unknown; useValue: unknown }>;
 }
 
 /** The real AppModule on Fastify, configured exactly as main.ts does, on a fresh database. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(options.store ?? currentStore()));
   const config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...options.env });
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-    .overrideProvider(AppConfig)
-    .useValue(config)
-    .compile();
+  const builder = Test.createTestingModule({ imports: [AppModule] }).overrideProvider(AppConfig).useValue(config);
+  for (const { provide, useValue } of options.overrides ?? []) builder.overrideProvider(provide).useValue(useValue);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), {
     ...NEST_APP_OPTIONS,
     logger: false,

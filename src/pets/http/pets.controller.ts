@@ -1,16 +1,29 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RouteSchema } from '@nestjs/platform-fastify';
 import { AppConfig } from '../../config/app-config';
 import { PetsService } from '../application/pets.service';
 import { Pet } from '../domain/pet';
+import { ApiStandardResponses } from '../../docs/api-standard-responses';
 import { ParseIdPipe } from '../../http/validation';
 import { requestOrigin } from '../../http/request-origin';
 import { CreatePetDto } from './dto/create-pet.dto';
 import { ListPetsQuery, ParseListPetsQueryPipe } from './dto/list-pets.query';
+import { ID_SCHEMA, PetResponseDto } from './dto/pet.response.dto';
+import { DEPRECATION_RESPONSE_HEADERS, GET_PET_SUNSET } from './deprecation-headers.hook';
 import { decodeCursor, encodeCursor } from './pet-cursor';
 import { CREATED_PET_RESPONSE_SCHEMA, PET_RESPONSE_SCHEMA, PETS_RESPONSE_SCHEMA, toPetResponse } from './pet.response';
 
+const NEXT_PAGE_HEADERS = {
+  Link: {
+    description: 'RFC 8288: `<…/v1/pets?limit=…&status=…&cursor=…>; rel="next"` while more pets follow; absent on the last page',
+    schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
+  },
+};
+
+@ApiTags('pets')
+@ApiBearerAuth()
 @Controller({ path: 'pets', version: '1' })
 export class PetsController {
   constructor(
@@ -19,9 +32,13 @@ export class PetsController {
   ) {}
 
   @Get()
+  @ApiOperation({ operationId: 'listPets', summary: 'List pets', description: 'A page of pets ordered by id.' })
+  @ApiStandardResponses({
+    success: { status: 200, description: 'A page of pets', type: [PetResponseDto], headers: NEXT_PAGE_HEADERS },
+  })
   @RouteSchema({ response: PETS_RESPONSE_SCHEMA })
   async listPets(
-    // An interface, not a class: the global ValidationPipe leaves it to ParseListPetsQueryPipe.
+    // Checked by ParseListPetsQueryPipe alone (the class is @ValidatedByOwnPipe); the class documents it.
     @Query(ParseListPetsQueryPipe) query: ListPetsQuery,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -39,6 +56,15 @@ export class PetsController {
 
   @Post()
   @HttpCode(201)
+  @ApiOperation({
+    operationId: 'createPet',
+    summary: 'Add a pet',
+    description: 'The body is a JSON object sent as `application/json`; unknown fields are refused. `status` defaults to `available`.',
+  })
+  @ApiStandardResponses({
+    success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto },
+    errors: [413, 415],
+  })
   @RouteSchema({ response: CREATED_PET_RESPONSE_SCHEMA })
   async createPet(@Body() body: CreatePetDto): Promise<Pet> {
     return toPetResponse(await this.pets.create(body));
@@ -46,6 +72,18 @@ export class PetsController {
 
   /** Deprecated: its headers come from an onRequest hook (deprecation-headers.hook.ts), so errors carry them too. */
   @Get(':petId')
+  @ApiOperation({
+    operationId: 'getPet',
+    summary: 'Get a pet',
+    deprecated: true,
+    description: `Deprecated: removed on 5 December 2030 (${GET_PET_SUNSET}). Use \`GET /pets\` with the \`status\` filter instead.`,
+  })
+  @ApiParam({ name: 'petId', schema: ID_SCHEMA, description: 'The id of the pet' })
+  @ApiStandardResponses({
+    success: { status: 200, description: 'The pet', type: PetResponseDto },
+    errors: [404],
+    headers: DEPRECATION_RESPONSE_HEADERS,
+  })
   @RouteSchema({ response: PET_RESPONSE_SCHEMA })
   async getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {
     return toPetResponse(await this.pets.get(petId));

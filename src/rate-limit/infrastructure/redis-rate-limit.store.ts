@@ -99,6 +99,11 @@ export class RedisRateLimitStore extends RateLimitStore {
     return this.fallback.consume(key, windows, policy, nowMs);
   }
 
+  /** Readiness: rejects when Redis does not answer (requests would run degraded). */
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     if (this.redis.status === 'ready') {

@@ -1,0 +1,86 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, ReferenceObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
+import { AppConfig } from '../config/app-config';
+import { RATE_LIMIT_HEADER_COMPONENTS } from './api-standard-responses';
+
+/** The interface version (the specification's), not the package's. */
+export const API_VERSION = '1.0.0';
+
+/** The servers' URLs end in /v1, so the document's paths are relative to it. */
+const VERSION_PREFIX = '/v1';
+
+export const DOCS_PATH = 'docs';
+export const OPENAPI_JSON_PATH = `${DOCS_PATH}/openapi.json`;
+
+/** The OpenAPI document of the /v1 operations, built from the controllers' decorators. */
+export function createOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+  const base = new DocumentBuilder()
+    .setTitle('animal-store')
+    .setDescription(
+      "A store's catalogue of animals for sale. Every operation needs an API key sent as a bearer token, " +
+        'every response carries the rate-limit headers, and every error has the Error body.',
+    )
+    .setVersion(API_VERSION)
+    .addServer(config.publicBaseUrl, 'Production')
+    .addServer(config.stagingBaseUrl, 'Staging')
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'API key',
+      description: 'An API key sent as `Authorization: Bearer <key>`',
+    })
+    .addTag('pets', 'The catalogue of animals')
+    .build();
+  // No contact is published for this service; the builder's empty placeholder says nothing.
+  delete base.info.contact;
+  base.components = { ...base.components, headers: RATE_LIMIT_HEADER_COMPONENTS };
+  const document = SwaggerModule.createDocument(app, base);
+  document.paths = relativeToServers(document.paths);
+  closeSchemas(document);
+  return document;
+}
+
+/**
+ * Keeps the versioned operations, their paths relative to the servers' `/v1`.
+ * Operational routes outside /v1 (health, metrics, these docs) are not part of the interface.
+ */
+function relativeToServers(paths: OpenAPIObject['paths']): OpenAPIObject['paths'] {
+  return Object.fromEntries(
+    Object.entries(paths)
+      .filter(([path]) => path.startsWith(`${VERSION_PREFIX}/`))
+      .map(([path, item]) => [path.slice(VERSION_PREFIX.length), item]),
+  );
+}
+
+/**
+ * Objects that carry no other field: request bodies (the validation pipe
+ * refuses unknown fields) and the Error body (exactly code, message, status).
+ */
+function closeSchemas(document: OpenAPIObject): void {
+  const schemas = document.components?.schemas ?? {};
+  const bodies = Object.values(document.paths)
+    .flatMap((item) => [item.get, item.put, item.post, item.patch, item.delete])
+    .map((operation) => (operation?.requestBody as { content?: Record<string, { schema?: ReferenceObject }> } | undefined)?.content)
+    .flatMap((content) => Object.values(content ?? {}))
+    .map(({ schema }) => schema?.$ref?.replace('#/components/schemas/', ''));
+  for (const name of ['Error', ...bodies]) {
+    const schema = name ? (schemas[name] as SchemaObject | undefined) : undefined;
+    if (schema) schema.additionalProperties = false;
+  }
+}
+
+/** The committed openapi.json's formatting, so that a regenerated file diffs cleanly. */
+export function serializeOpenApiDocument(document: OpenAPIObject): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/** `GET /docs` (Swagger UI, served from the package's own files) and `GET /docs/openapi.json`. */
+export function setupApiDocs(app: INestApplication): void {
+  const document = createOpenApiDocument(app, app.get(AppConfig));
+  SwaggerModule.setup(DOCS_PATH, app, document, {
+    jsonDocumentUrl: OPENAPI_JSON_PATH,
+    raw: ['json'],
+    customSiteTitle: 'animal-store API',
+    swaggerOptions: { displayOperationId: true },
+  });
+}

@@ -1,0 +1,116 @@
+import { applyDecorators, Type } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import type { HeadersObject } from '@nestjs/swagger';
+import { MESSAGE_BY_CODE } from '../errors/all-exceptions.filter';
+import { errorBody, ErrorCode } from '../errors/error-code';
+import { ErrorResponse } from '../errors/error.response';
+
+/**
+ * Sent on every response under /v1, errors included, for the window that binds
+ * first. Declared once under components.headers and referenced by every response.
+ */
+export const RATE_LIMIT_HEADER_COMPONENTS: HeadersObject = {
+  'X-RateLimit-Limit': {
+    required: true,
+    description: 'Requests allowed in the window that binds first (per minute or per day)',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'X-RateLimit-Remaining': {
+    required: true,
+    description: 'Requests left in that window',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': {
+    required: true,
+    description: 'Unix time, in seconds, at which that window resets',
+    schema: { type: 'integer', format: 'int64', minimum: 0 },
+  },
+};
+
+const RATE_LIMIT_HEADERS: HeadersObject = Object.fromEntries(
+  Object.keys(RATE_LIMIT_HEADER_COMPONENTS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+);
+
+type ErrorStatus = 400 | 401 | 404 | 413 | 415 | 429 | 500;
+
+const example = (code: ErrorCode, message = MESSAGE_BY_CODE[code]) => errorBody(code, message);
+
+const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: unknown; headers?: HeadersObject }> = {
+  400: {
+    example: example('validation_failed', 'categoryId must be an integer from 1 to 9007199254740991'),
+    description:
+      '`validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object',
+  },
+  401: {
+    example: example('unauthorized'),
+    description: '`unauthorized`: the API key is missing, malformed, unknown or revoked',
+    headers: {
+      'WWW-Authenticate': {
+        required: true,
+        description: 'The scheme to authenticate with',
+        schema: { type: 'string', enum: ['Bearer realm="animal-store"'] },
+      },
+    },
+  },
+  404: { example: example('not_found'), description: '`not_found`: no pet with that id' },
+  413: {
+    example: example('payload_too_large'),
+    description: '`payload_too_large`: the body is larger than the configured limit (16 KiB by default)',
+  },
+  415: {
+    example: example('unsupported_media_type'),
+    description: '`unsupported_media_type`: the body is not sent as `application/json`',
+  },
+  429: {
+    example: example('rate_limited'),
+    description:
+      '`rate_limited`: over the plan\'s per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while',
+    headers: {
+      'Retry-After': {
+        required: true,
+        description: 'Whole seconds to wait before a request would be accepted',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
+  500: {
+    example: example('internal_error'),
+    description: '`internal_error`: an unexpected failure; the cause is logged on the server only',
+  },
+};
+
+export interface StandardResponses {
+  success: { status: 200 | 201; description: string; type: Type<unknown> | [Type<unknown>]; headers?: HeadersObject };
+  /** Error statuses this operation can send besides 400, 401, 429 and 500, which every operation can. */
+  errors?: Array<404 | 413 | 415>;
+  /** Headers on every response of the operation, errors included. */
+  headers?: HeadersObject;
+}
+
+/**
+ * Every response an operation really sends: its success, the errors every
+ * operation shares plus its own, each error with the Error body, and on all of
+ * them the rate-limit headers and the operation's own.
+ */
+export function ApiStandardResponses({ success, errors = [], headers = {} }: StandardResponses): MethodDecorator {
+  const statuses: ErrorStatus[] = [400, 401, 429, 500, ...errors];
+  return applyDecorators(
+    ApiResponse({
+      status: success.status,
+      description: success.description,
+      type: success.type,
+      headers: { ...success.headers, ...headers, ...RATE_LIMIT_HEADERS },
+    }),
+    ...statuses
+      .sort((a, b) => a - b)
+      .map((status) =>
+        ApiResponse({
+          status,
+          description: ERROR_RESPONSES[status].description,
+          example: ERROR_RESPONSES[status].example,
+          type: ErrorResponse,
+          headers: { ...ERROR_RESPONSES[status].headers, ...headers, ...RATE_LIMIT_HEADERS },
+        }),
+      ),
+  );
+}

@@ -1,0 +1,26 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { notReadyMessage, ServiceUnavailableError } from './readiness';
+import { ReadinessService } from './readiness.service';
+
+/** Probes for orchestrators and load balancers: outside /v1, no key, never cached. */
+@Controller()
+export class HealthController {
+  constructor(private readonly readiness: ReadinessService) {}
+
+  /** Liveness: the process answers HTTP. Dependencies are left out on purpose, so a database outage never restarts every replica. */
+  @Get('healthz')
+  @Header('Cache-Control', 'no-store')
+  healthz(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Readiness: every registered dependency answers in time. */
+  @Get('readyz')
+  @Header('Cache-Control', 'no-store')
+  async readyz(): Promise<{ status: 'ready'; checks: Record<string, 'up'> }> {
+    const outcomes = await this.readiness.check();
+    const message = notReadyMessage(outcomes);
+    if (message) throw new ServiceUnavailableError(message);
+    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name }) => [name, 'up' as const])) };
+  }
+}

@@ -1,0 +1,15 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { OpsMetrics } from './metrics';
+
+/** Prometheus scrapes each replica here (text exposition format); no key, outside /v1. */
+@Controller()
+export class MetricsController {
+  constructor(private readonly metrics: OpsMetrics) {}
+
+  @Get('metrics')
+  async metricsText(@Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    reply.header('Content-Type', this.metrics.contentType).header('Cache-Control', 'no-store');
+    return this.metrics.render();
+  }
+}

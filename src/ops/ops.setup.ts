@@ -1,0 +1,57 @@
+import helmet from '@fastify/helmet';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+import { Logger } from 'nestjs-pino';
+import { AppConfig } from '../config/app-config';
+import { errorBody } from '../errors/error-code';
+import { errorCodeSentOn } from '../errors/sent-error-code';
+import { rememberRoute } from './logging';
+import { OpsMetrics } from './metrics';
+import { RequestDrain } from './request-drain';
+import { REQUEST_ID_HEADER } from './request-id';
+import { corsOptionsFor, HELMET_OPTIONS } from './security';
+
+/**
+ * What operators rely on, wired into the HTTP server: logs through pino,
+ * security headers, CORS, request metrics, and a 503 for requests that
+ * arrive while the server drains at shutdown.
+ */
+export function configureOperations(app: NestFastifyApplication): void {
+  const config = app.get(AppConfig);
+  const metrics = app.get(OpsMetrics);
+  const drain = app.get(RequestDrain);
+  app.useLogger(app.get(Logger));
+  void app.register(helmet, HELMET_OPTIONS);
+  const cors = corsOptionsFor(config.corsOrigins);
+  if (cors) app.enableCors(cors);
+
+  // In a plugin registered after helmet, so that a 503 answered here still carries its headers;
+  // skip-override keeps the hooks on the root instance, as fastify-plugin would.
+  const requestHooks = async (fastify: FastifyInstance) => {
+    fastify.addHook('preClose', (done) => {
+      void drain.drain(0);
+      done();
+    });
+    fastify.addHook('onRequest', (request, reply, done) => {
+      rememberRoute(request.raw, request.routeOptions.url);
+      // On the Node response, so that responses a middleware ends itself carry it too.
+      reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+      if (drain.admit()) {
+        reply.raw.once('close', () => drain.release());
+        return done();
+      }
+      reply.code(503).header('Connection', 'close').send(errorBody('service_unavailable', 'The service is shutting down'));
+    });
+    fastify.addHook('onResponse', (request, reply, done) => {
+      metrics.observeRequest({
+        method: request.method,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        durationSeconds: reply.elapsedTime / 1000,
+        errorCode: errorCodeSentOn(reply),
+      });
+      done();
+    });
+  };
+  void app.register(Object.assign(requestHooks, { [Symbol.for('skip-override')]: true }));
+}

@@ -1,0 +1,210 @@
+import { readFileSync } from 'node:fs';
+import { DataSource } from 'typeorm';
+import { serializeOpenApiDocument } from '../src/docs/api-docs';
+import { ApiClient, ApiRequest, ApiResponse, expectErrorBody } from './support/api-client';
+import { describeOnStore } from './support/describe-store';
+import { OPENAPI_FILE, OpenApiContract } from './support/openapi-contract';
+import { createTestApp, TestApp } from './support/test-app';
+
+interface PetBody {
+  id: number;
+}
+
+describeOnStore('the API document', () => {
+  let testApp: TestApp;
+  let api: ApiClient;
+  const contract = OpenApiContract.fromFile();
+
+  beforeAll(async () => {
+    testApp = await createTestApp();
+    api = testApp.client;
+  });
+  afterAll(() => testApp?.close());
+
+  describe('as served', () => {
+    it('is GET /docs/openapi.json, without a key, and equals the committed openapi.json', async () => {
+      const anonymous = new ApiClient(testApp.app);
+      const response = await anonymous.get('/docs/openapi.json');
+      expect(response.status).toBe(200);
+      expect(String(response.headers['content-type'])).toMatch(/^application\/json/);
+      // Regenerate with `npm run openapi` when this fails.
+      expect(serializeOpenApiDocument(response.body as never)).toBe(readFileSync(OPENAPI_FILE, 'utf8'));
+    });
+
+    it('lists the configured production and staging servers', async () => {
+      const custom = await createTestApp({
+        database: testApp.database,
+        env: { PUBLIC_BASE_URL: 'https://api.example.com/v1', STAGING_BASE_URL: 'https://staging.example.com/v1' },
+      });
+      try {
+        const { body } = await new ApiClient(custom.app).get<{ servers: unknown }>('/docs/openapi.json');
+        expect(body.servers).toEqual([
+          { url: 'https://api.example.com/v1', description: 'Production' },
+          { url: 'https://staging.example.com/v1', description: 'Staging' },
+        ]);
+      } finally {
+        await custom.close();
+      }
+    });
+
+    it('serves Swagger UI at GET /docs from the service itself', async () => {
+      const anonymous = new ApiClient(testApp.app);
+      const page = await anonymous.get('/docs');
+      expect(page.status).toBe(200);
+      expect(String(page.headers['content-type'])).toMatch(/^text\/html/);
+      const scripts = [...page.text.matchAll(/<script src="([^"]+)"/g)].map((match) => match[1]);
+      expect(scripts).toEqual(['./docs/swagger-ui-bundle.js', './docs/swagger-ui-standalone-preset.js', './docs/swagger-ui-init.js']);
+      for (const script of scripts) {
+        const asset = await anonymous.get(`/docs/${script.slice('./docs/'.length)}`);
+        expect({ script, status: asset.status }).toEqual({ script, status: 200 });
+        expect(String(asset.headers['content-type'])).toMatch(/javascript/);
+      }
+    });
+  });
+
+  describe('matches what the service sends', () => {
+    let first: PetBody;
+
+    it('createPet 201', async () => {
+      const response = await api.post<PetBody>('/v1/pets', { name: 'Rex', categoryId: 3 });
+      expect(response.status).toBe(201);
+      contract.expectResponse('createPet', response);
+      first = response.body;
+      await api.post('/v1/pets', { name: 'Tom', categoryId: 4, status: 'sold' });
+      await api.post('/v1/pets', { name: 'Kit', categoryId: 4, status: 'pending' });
+    });
+
+    it.each([
+      ['missing fields', { name: 'Rex' }],
+      ['an unknown field', { name: 'Rex', categoryId: 1, id: 7 }],
+      ['a name of white space only', { name: ' \t', categoryId: 1 }],
+      ['a categoryId beyond 2^53 - 1', '{"name":"Rex","categoryId":9007199254740993}'],
+    ])('createPet 400 for %s', async (_case, payload) => {
+      const response = await api.post('/v1/pets', payload, { 'content-type': 'application/json' });
+      expectErrorBody(response, 400, 'validation_failed');
+      contract.expectResponse('createPet', response);
+    });
+
+    it('createPet 413 for a body over the limit', async () => {
+      const response = await api.post('/v1/pets', { name: 'Rex', categoryId: 1, pad: 'x'.repeat(17_000) });
+      expectErrorBody(response, 413, 'payload_too_large');
+      contract.expectResponse('createPet', response);
+    });
+
+    it('createPet 415 for a body that is not JSON', async () => {
+      const response = await api.post('/v1/pets', 'name=Rex', { 'content-type': 'application/x-www-form-urlencoded' });
+      expectErrorBody(response, 415, 'unsupported_media_type');
+      contract.expectResponse('createPet', response);
+    });
+
+    it('listPets 200 with a next link, then without', async () => {
+      const page = await api.get('/v1/pets?limit=2');
+      expect(page.status).toBe(200);
+      expect(page.headers.link).toMatch(/rel="next"/);
+      contract.expectResponse('listPets', page);
+      const last = await api.get('/v1/pets?limit=100&status=sold');
+      expect(last.status).toBe(200);
+      expect(last.headers.link).toBeUndefined();
+      contract.expectResponse('listPets', last);
+    });
+
+    it.each(['limit=0', 'limit=abc', 'status=SOLD', 'cursor=%25%25'])('listPets 400 for %s', async (query) => {
+      const response = await api.get(`/v1/pets?${query}`);
+      expectErrorBody(response, 400, 'validation_failed');
+      contract.expectResponse('listPets', response);
+    });
+
+    it('getPet 200, 400 and 404, each with the deprecation headers', async () => {
+      const responses: Array<[number, ApiResponse]> = [
+        [200, await api.get(`/v1/pets/${first.id}`)],
+        [400, await api.get('/v1/pets/abc')],
+        [404, await api.get('/v1/pets/9007199254740991')],
+      ];
+      for (const [status, response] of responses) {
+        expect(response.status).toBe(status);
+        contract.expectResponse('getPet', response);
+      }
+    });
+
+    it('500 on every operation when the store fails', async () => {
+      const broken = await createTestApp();
+      try {
+        await broken.app.get(DataSource).query('DROP TABLE pets');
+        const responses: Array<[string, ApiResponse]> = [
+          ['listPets', await broken.client.get('/v1/pets')],
+          ['createPet', await broken.client.post('/v1/pets', { name: 'Rex', categoryId: 1 })],
+          ['getPet', await broken.client.get('/v1/pets/1')],
+        ];
+        for (const [operationId, response] of responses) {
+          expectErrorBody(response, 500, 'internal_error');
+          contract.expectResponse(operationId, response);
+        }
+      } finally {
+        await broken.close();
+      }
+    });
+
+    it('401 and 429 on every operation', async () => {
+      const limited = await createTestApp({ env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":1,"perDay":100}}' } });
+      try {
+        const { secret } = await limited.createKey({ plan: 'free' });
+        const client = limited.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
+        const calls: Array<[string, ApiRequest]> = [
+          ['listPets', { url: '/v1/pets' }],
+          ['createPet', { method: 'POST', url: '/v1/pets', payload: { name: 'Rex', categoryId: 1 } }],
+          ['getPet', { url: '/v1/pets/1' }],
+        ];
+        for (const [index, [operationId, request]] of calls.entries()) {
+          // Each from its own address: callers without a key are limited per address.
+          const unauthorized = await limited.anonymous.request({ ...request, remoteAddress: `192.0.2.${index + 1}` });
+          expectErrorBody(unauthorized, 401, 'unauthorized');
+          contract.expectResponse(operationId, unauthorized);
+        }
+        await client.get('/v1/pets');
+        for (const [operationId, request] of calls) {
+          const refused = await client.request(request);
+          expectErrorBody(refused, 429, 'rate_limited');
+          contract.expectResponse(operationId, refused);
+        }
+      } finally {
+        await limited.close();
+      }
+    });
+
+    it('every documented response was checked above', () => {
+      expect(contract.documentedResponses().filter((response) => !contract.checked.has(response))).toEqual([]);
+    });
+  });
+
+  describe('the contract check itself', () => {
+    const rateLimit = { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': '1893456000' };
+    const response = (status: number, body: unknown, headers: Record<string, string> = {}): ApiResponse => ({
+      status,
+      body,
+      text: JSON.stringify(body),
+      headers: { 'content-type': 'application/json; charset=utf-8', ...rateLimit, ...headers },
+    });
+    const deprecation = { deprecation: '@1763683200', sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', link: '<http://h/v1/pets>; rel="successor-version"' };
+    const pet = { id: 1, name: 'Rex', categoryId: 3, status: 'available' };
+
+    it('accepts a response that matches', () => {
+      expect(contract.problems('getPet', response(200, pet, deprecation))).toEqual([]);
+    });
+
+    it.each([
+      ['an id sent as a string', 'getPet', response(200, { ...pet, id: '1' }, deprecation), /body\/id must be integer/],
+      ['a status outside the enumeration', 'getPet', response(200, { ...pet, status: 'lost' }, deprecation), /body\/status must be equal to one of/],
+      ['a field too many on the Error body', 'getPet', response(404, { code: 'not_found', message: 'x', status: 404, stack: 'at' }, deprecation), /additional properties/],
+      ['an unknown error code', 'listPets', response(400, { code: 'bad', message: 'x', status: 400 }), /body\/code must be equal to one of/],
+      ['a missing required header', 'getPet', response(200, pet, { ...deprecation, sunset: undefined as never }), /header Sunset is required but missing/],
+      ['a missing rate-limit header', 'listPets', response(200, [], { 'x-ratelimit-reset': undefined as never }), /header X-RateLimit-Reset is required but missing/],
+      ['a malformed declared header', 'listPets', response(200, [], { 'x-ratelimit-remaining': '-1' }), /header X-RateLimit-Remaining must be >= 0/],
+      ['a 401 without WWW-Authenticate', 'listPets', response(401, { code: 'unauthorized', message: 'x', status: 401 }), /header WWW-Authenticate is required/],
+      ['a 429 without Retry-After', 'createPet', response(429, { code: 'rate_limited', message: 'x', status: 429 }), /header Retry-After is required/],
+      ['an undocumented status', 'listPets', response(404, { code: 'not_found', message: 'x', status: 404 }), /does not document status 404/],
+      ['an operation not in the document', 'deletePet', response(204, undefined), /not in the document/],
+    ])('refuses %s', (_case, operationId, sent, problem) => {
+      expect(contract.problems(operationId, sent).join('\n')).toMatch(problem);
+    });
+  });
+});

@@ -1,0 +1,99 @@
+import { ApiClient, expectErrorBody } from './support/api-client';
+import { describeOnStore } from './support/describe-store';
+import { createTestApp, TestApp } from './support/test-app';
+
+const ALLOWED = 'https://shop.example';
+
+describeOnStore('security headers and CORS', () => {
+  describe('without CORS_ORIGINS', () => {
+    let testApp: TestApp;
+    beforeAll(async () => {
+      testApp = await createTestApp();
+    });
+    afterAll(() => testApp?.close());
+
+    it.each([
+      ['an operation', '/v1/pets', 200],
+      ['an unknown path', '/nowhere', 404],
+      ['a probe', '/healthz', 200],
+    ])('sends the security headers on %s', async (_, url, status) => {
+      const response = await testApp.client.get(url);
+      expect(response.status).toBe(status);
+      const csp = String(response.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("style-src 'self' 'unsafe-inline'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+      expect(response.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'DENY',
+        'strict-transport-security': expect.stringMatching(/^max-age=\d+/),
+        'referrer-policy': 'no-referrer',
+      });
+    });
+
+    it('sends no CORS headers to any origin, and answers a preflight 404', async () => {
+      const response = await testApp.client.get('/v1/pets', { Origin: ALLOWED });
+      expect(response.status).toBe(200);
+      expect(response.headers['access-control-allow-origin']).toBeUndefined();
+      const preflight = await testApp.client.request({
+        method: 'OPTIONS',
+        url: '/v1/pets',
+        headers: { Origin: ALLOWED, 'Access-Control-Request-Method': 'POST' },
+      });
+      expectErrorBody(preflight, 404, 'not_found');
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    });
+  });
+
+  describe(`with CORS_ORIGINS=${ALLOWED}`, () => {
+    let testApp: TestApp;
+    let api: ApiClient;
+    beforeAll(async () => {
+      testApp = await createTestApp({ env: { CORS_ORIGINS: `${ALLOWED}, https://admin.example` } });
+      api = testApp.client;
+    });
+    afterAll(() => testApp?.close());
+
+    it('allows a listed origin and exposes the headers a client reads', async () => {
+      const response = await api.get('/v1/pets', { Origin: ALLOWED });
+      expect(response.status).toBe(200);
+      expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
+      const exposed = String(response.headers['access-control-expose-headers']).split(/,\s*/);
+      expect(exposed).toEqual(
+        expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Link', 'Deprecation', 'Sunset', 'X-Request-Id']),
+      );
+    });
+
+    it('keeps CORS headers on error responses for a listed origin', async () => {
+      const response = await api.get('/v1/pets/999999', { Origin: 'https://admin.example' });
+      expectErrorBody(response, 404, 'not_found');
+      expect(response.headers['access-control-allow-origin']).toBe('https://admin.example');
+    });
+
+    it('answers a preflight from a listed origin with the methods and headers it may send', async () => {
+      const preflight = await api.request({
+        method: 'OPTIONS',
+        url: '/v1/pets',
+        headers: { Origin: ALLOWED, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe(ALLOWED);
+      expect(String(preflight.headers['access-control-allow-methods'])).toContain('POST');
+      expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+    });
+
+    it('gives an origin that is not listed no CORS headers', async () => {
+      const response = await api.get('/v1/pets', { Origin: 'https://evil.example' });
+      expect(response.status).toBe(200);
+      expect(response.headers['access-control-allow-origin']).toBeUndefined();
+      const preflight = await api.request({
+        method: 'OPTIONS',
+        url: '/v1/pets',
+        headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+      });
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    });
+  });
+});
