@@ -83,6 +83,8 @@ const store = openStore(process.env.DATABASE_URL ?? '');
 const app = Fastify({ bodyLimit: 16_384 });
 
 app.addHook('onRequest', async (request, reply) => {
+  // Like the service: operational routes outside /v1 need no key and are not counted.
+  if (!request.url.startsWith('/v1/')) return;
   let caller = request.ip;
   if (keyHashes.size) {
     const match = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
@@ -102,6 +104,8 @@ app.addHook('onRequest', async (request, reply) => {
   reply.header('X-RateLimit-Remaining', PER_MINUTE - counter.count);
   reply.header('X-RateLimit-Reset', (windowStart + 60_000) / 1000);
 });
+
+app.get('/healthz', async () => ({ status: 'ok' }));
 
 app.get('/v1/pets', async (request, reply) => {
   const query = request.query as Record<string, string | undefined>;
