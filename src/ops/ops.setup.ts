@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { Logger } from 'nestjs-pino';
@@ -9,7 +8,7 @@ import { rememberRoute } from './logging';
 import { OpsMetrics } from './metrics';
 import { RequestDrain } from './request-drain';
 import { REQUEST_ID_HEADER } from './request-id';
-import { corsOptionsFor, HELMET_OPTIONS } from './security';
+import { corsOptionsFor, securityHeaders } from './security';
 
 /**
  * What operators rely on, wired into the HTTP server: logs through pino,
@@ -21,11 +20,19 @@ export function configureOperations(app: NestFastifyApplication): void {
   const metrics = app.get(OpsMetrics);
   const drain = app.get(RequestDrain);
   app.useLogger(app.get(Logger));
-  void app.register(helmet, HELMET_OPTIONS);
+  const security = securityHeaders();
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', (_request, reply, done) => {
+      // On the Node response, as helmet sets them, so responses a middleware ends itself carry them too.
+      for (const [name, value] of security) reply.raw.setHeader(name, value);
+      done();
+    });
   const cors = corsOptionsFor(config.corsOrigins);
   if (cors) app.enableCors(cors);
 
-  // In a plugin registered after helmet, so that a 503 answered here still carries its headers;
+  // In a plugin, so it runs after the security headers hook and a 503 answered here still carries them;
   // skip-override keeps the hooks on the root instance, as fastify-plugin would.
   const requestHooks = async (fastify: FastifyInstance) => {
     fastify.addHook('preClose', (done) => {
