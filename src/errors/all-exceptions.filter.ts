@@ -54,7 +54,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const replacement = await this.unroutedHook?.beforeErrorReply(http.getRequest<FastifyRequest>(), reply).catch((error: unknown) => error);
     const body = this.toErrorBody(replacement ?? exception);
     if (body.status >= 500 && body.code !== 'service_unavailable') {
-      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+      // The request id ties the stack to the request's own log line.
+      const requestId = http.getRequest<FastifyRequest>().id;
+      this.logger.error({ requestId }, exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
     noteErrorCode(reply, body.code);
     this.adapterHost.httpAdapter.reply(reply, body, body.status);

@@ -1,7 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
-import { DestinationStream, stdTimeFunctions } from 'pino';
-import type { Options } from 'pino-http';
+import { pino, DestinationStream, Logger as PinoInstance, stdTimeFunctions } from 'pino';
 import { AppConfig } from '../config/app-config';
 import { UNMATCHED_ROUTE } from './metrics';
 
@@ -33,40 +31,50 @@ export const REDACTED_PATHS = [
   '*.body',
 ];
 
-const routes = new WeakMap<IncomingMessage, string>();
+/** The process's one pino logger: Nest's own messages and the request lines go through it. */
+export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
-/** The route template a request matched, known to the router only; the request log reads it. */
-export function rememberRoute(request: IncomingMessage, route: string | undefined): void {
-  routes.set(request, route ?? UNMATCHED_ROUTE);
-}
-
-function requestFields(request: IncomingMessage, response: ServerResponse, durationMs: number) {
-  return {
-    method: request.method,
-    route: routes.get(request) ?? UNMATCHED_ROUTE,
-    status: response.statusCode,
-    durationMs,
-  };
+export function createRootLogger(config: AppConfig, destination: DestinationStream): PinoInstance {
+  return pino(
+    {
+      level: config.logLevel,
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    },
+    destination,
+  );
 }
 
 /**
- * pino-http: one line per finished request, `requestId` bound to every line
- * logged while it runs. The id is Fastify's request id (see createFastifyAdapter).
+ * nestjs-pino serves Nest's Logger from the root logger. Its per-request
+ * middleware (pino-http, a child logger and an async context per request) is
+ * not mounted: it halved the throughput of a light request. The request line
+ * is written by logRequest from a Fastify hook instead.
  */
-export function createLoggerParams(config: AppConfig, destination: DestinationStream): Params {
-  const options: Options = {
-    level: config.logLevel,
-    timestamp: stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    customAttributeKeys: { reqId: 'requestId' },
-    quietReqLogger: true,
-    quietResLogger: true,
-    customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : 'info'),
-    customSuccessObject: (request, response, { responseTime }) => requestFields(request, response, responseTime),
-    customErrorObject: (request, response, _error, { responseTime }) => requestFields(request, response, responseTime),
-    customSuccessMessage: () => 'request completed',
-    customErrorMessage: () => 'request failed',
-  };
-  return { pinoHttp: [options, destination] };
+export function createLoggerParams(root: PinoInstance): Params {
+  return { pinoHttp: { logger: root }, forRoutes: [] };
+}
+
+interface FinishedRequest {
+  readonly id: string;
+  readonly method: string;
+  readonly routeOptions: { readonly url?: string };
+}
+
+/** One line per answered request: id, method, route template, status, duration; never headers or bodies. */
+export function logRequest(root: PinoInstance, request: FinishedRequest, status: number, elapsedMs: number): void {
+  const failed = status >= 500;
+  const level = failed ? 'error' : 'info';
+  if (!root.isLevelEnabled(level)) return;
+  root[level](
+    {
+      requestId: request.id,
+      method: request.method,
+      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      status,
+      durationMs: Math.round(elapsedMs),
+    },
+    failed ? 'request failed' : 'request completed',
+  );
 }

@@ -1,11 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import { destination, DestinationStream } from 'pino';
+import { destination } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { HealthController } from './health.controller';
-import { createLoggerParams, LOG_DESTINATION } from './logging';
+import { createLoggerParams, createRootLogger, LOG_DESTINATION, ROOT_LOGGER } from './logging';
 import { OpsMetrics } from './metrics';
 import { MetricsController } from './metrics.controller';
 import { READINESS_CHECKS, ReadinessCheck } from './readiness';
@@ -18,9 +18,12 @@ import { RequestDrain } from './request-drain';
   imports: [
     DiscoveryModule,
     LoggerModule.forRootAsync({
-      providers: [{ provide: LOG_DESTINATION, useFactory: () => destination({ dest: 1, sync: true }) }],
-      inject: [AppConfig, LOG_DESTINATION],
-      useFactory: (config: AppConfig, stream: DestinationStream) => createLoggerParams(config, stream),
+      providers: [
+        { provide: LOG_DESTINATION, useFactory: () => destination({ dest: 1, sync: true }) },
+        { provide: ROOT_LOGGER, inject: [AppConfig, LOG_DESTINATION], useFactory: createRootLogger },
+      ],
+      inject: [ROOT_LOGGER],
+      useFactory: createLoggerParams,
     }),
   ],
   controllers: [HealthController, MetricsController],

@@ -1,10 +1,11 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { Logger } from 'nestjs-pino';
+import type { Logger as PinoInstance } from 'pino';
 import { AppConfig } from '../config/app-config';
 import { errorBody } from '../errors/error-code';
 import { errorCodeSentOn } from '../errors/sent-error-code';
-import { rememberRoute } from './logging';
+import { logRequest, ROOT_LOGGER } from './logging';
 import { OpsMetrics } from './metrics';
 import { RequestDrain } from './request-drain';
 import { REQUEST_ID_HEADER } from './request-id';
@@ -19,6 +20,7 @@ export function configureOperations(app: NestFastifyApplication): void {
   const config = app.get(AppConfig);
   const metrics = app.get(OpsMetrics);
   const drain = app.get(RequestDrain);
+  const rootLogger = app.get<symbol, PinoInstance>(ROOT_LOGGER);
   app.useLogger(app.get(Logger));
   const security = securityHeaders();
   app
@@ -40,7 +42,6 @@ export function configureOperations(app: NestFastifyApplication): void {
       done();
     });
     fastify.addHook('onRequest', (request, reply, done) => {
-      rememberRoute(request.raw, request.routeOptions.url);
       // On the Node response, so that responses a middleware ends itself carry it too.
       reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
       if (drain.admit()) {
@@ -50,6 +51,7 @@ export function configureOperations(app: NestFastifyApplication): void {
       reply.code(503).header('Connection', 'close').send(errorBody('service_unavailable', 'The service is shutting down'));
     });
     fastify.addHook('onResponse', (request, reply, done) => {
+      logRequest(rootLogger, request, reply.statusCode, reply.elapsedTime);
       metrics.observeRequest({
         method: request.method,
         route: request.routeOptions.url,
