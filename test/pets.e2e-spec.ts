@@ -198,12 +198,16 @@ describeOnStore('pets API', () => {
       expectDeprecationHeaders(response);
     });
 
-    it.each(['abc', '0', '-1', '1.5', '9007199254740992', '99999999999999999999'])('answers 400 for petId %p, with the headers', async (id) => {
-      const response = await api.get(`/v1/pets/${id}`);
-      expectErrorBody(response, 400, 'validation_failed');
-      expect((response.body as { message: string }).message).toMatch(/petId/);
-      expectDeprecationHeaders(response);
-    });
+    // '1e0', '0x1' and '%201' are numbers to JavaScript's Number(), not decimal ids.
+    it.each(['abc', '0', '-1', '1.5', '9007199254740992', '99999999999999999999', '1e0', '0x1', '%201', '+1'])(
+      'answers 400 for petId %p, with the headers',
+      async (id) => {
+        const response = await api.get(`/v1/pets/${id}`);
+        expectErrorBody(response, 400, 'validation_failed');
+        expect((response.body as { message: string }).message).toMatch(/petId/);
+        expectDeprecationHeaders(response);
+      },
+    );
 
     it('answers 401 without a key, with the headers', async () => {
       const response = await api.get('/v1/pets/1', { authorization: 'Basic dXNlcjpwYXNz' });

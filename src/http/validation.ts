@@ -23,16 +23,18 @@ export function IsId(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** Turns a decimal query string into a number; anything else is left for the validator to reject. */
-export function toStrictInteger({ value }: { value: unknown }): unknown {
-  return typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
+/**
+ * A decimal string (query or path parameter, decoded cursor) as a number, or
+ * NaN: no sign, no fraction, no exponent, no white space.
+ */
+export function parseDecimal(text: unknown): number {
+  return typeof text === 'string' && /^\d{1,16}$/.test(text) ? Number(text) : NaN;
 }
 
-function describe(errors: ValidationError[], parent = ''): string[] {
+function describe(errors: ValidationError[]): string[] {
   return errors.flatMap((error) => {
-    const path = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.values(error.constraints ?? {});
-    return own.length ? own : describe(error.children ?? [], path);
+    return own.length ? own : describe(error.children ?? []);
   });
 }
 
@@ -50,6 +52,15 @@ export function ValidatedByOwnPipe(): ClassDecorator {
 class StrictValidationPipe extends ValidationPipe {
   protected override toValidate(metadata: ArgumentMetadata): boolean {
     return !(metadata.metatype && OWN_PIPE_TYPES.has(metadata.metatype)) && super.toValidate(metadata);
+  }
+
+  /**
+   * No implicit conversion of path and query strings: Number() would read
+   * "1e0", "0x1", " 1" and "+1" as 1. Parameter pipes (ParseIdPipe) parse the
+   * string themselves, strictly.
+   */
+  protected override transformPrimitive(value: unknown): unknown {
+    return value;
   }
 }
 
@@ -85,7 +96,7 @@ export class JsonObjectBodyPipe implements PipeTransform {
 @Injectable()
 export class ParseIdPipe implements PipeTransform<string, number> {
   transform(value: string, metadata: ArgumentMetadata): number {
-    const id = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+    const id = parseDecimal(value);
     if (!isPositiveSafeInteger(id)) {
       throw new InvalidInputError(`${metadata.data ?? 'id'} must be an integer from 1 to ${MAX_ID}`);
     }

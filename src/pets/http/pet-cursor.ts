@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../errors/domain-error';
-import { isPositiveSafeInteger } from '../../http/validation';
+import { isPositiveSafeInteger, parseDecimal } from '../../http/validation';
 
 // The cursor is opaque to clients; the version prefix lets its format change later.
 const PREFIX = 'p1.';
@@ -10,7 +10,7 @@ export function encodeCursor(afterId: number): string {
 
 export function decodeCursor(cursor: string): number {
   const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const id = text.startsWith(PREFIX) && /^\d{1,16}$/.test(text.slice(PREFIX.length)) ? Number(text.slice(PREFIX.length)) : NaN;
+  const id = text.startsWith(PREFIX) ? parseDecimal(text.slice(PREFIX.length)) : NaN;
   if (!isPositiveSafeInteger(id)) throw new InvalidInputError('cursor is malformed; follow the Link header of the previous page');
   return id;
 }

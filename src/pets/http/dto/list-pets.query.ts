@@ -1,7 +1,7 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { InvalidInputError } from '../../../errors/domain-error';
-import { toStrictInteger, ValidatedByOwnPipe } from '../../../http/validation';
+import { parseDecimal, ValidatedByOwnPipe } from '../../../http/validation';
 import { isPetStatus, PET_STATUSES, PetStatus } from '../../domain/pet-status';
 import { PET_STATUS_SCHEMA } from './pet.response.dto';
 
@@ -44,12 +44,12 @@ export function parseListPetsQuery(raw: Record<string, unknown>): ListPetsQuery 
     .filter((name) => !KNOWN.has(name))
     .map((name) => `property ${name} should not exist`);
   const { limit, status, cursor } = raw;
-  const size = limit === undefined ? DEFAULT_PAGE_SIZE : toStrictInteger({ value: limit });
-  if (!(typeof size === 'number' && size >= 1 && size <= MAX_PAGE_SIZE)) problems.push(LIMIT_MESSAGE);
+  const size = limit === undefined ? DEFAULT_PAGE_SIZE : parseDecimal(limit);
+  if (!(size >= 1 && size <= MAX_PAGE_SIZE)) problems.push(LIMIT_MESSAGE);
   if (status !== undefined && !isPetStatus(status)) problems.push(STATUS_MESSAGE);
   if (cursor !== undefined && typeof cursor !== 'string') problems.push('cursor must be given once');
   if (problems.length) throw new InvalidInputError(problems.join('; '));
-  return { limit: size as number, status: status as PetStatus | undefined, cursor: cursor as string | undefined };
+  return { limit: size, status: status as PetStatus | undefined, cursor: cursor as string | undefined };
 }
 
 @Injectable()
