@@ -51,12 +51,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
-    const replacement = await this.unroutedHook?.beforeErrorReply(http.getRequest<FastifyRequest>(), reply).catch((error: unknown) => error);
-    const body = this.toErrorBody(replacement ?? exception);
+    const request = http.getRequest<FastifyRequest>();
+    // What the client is told and what is logged are the same error: the hook's, when it replaced this one.
+    const replacement = await this.unroutedHook?.beforeErrorReply(request, reply).catch((error: unknown) => error);
+    const cause = replacement ?? exception;
+    const body = this.toErrorBody(cause);
     if (body.status >= 500 && body.code !== 'service_unavailable') {
       // The request id ties the stack to the request's own log line.
-      const requestId = http.getRequest<FastifyRequest>().id;
-      this.logger.error({ requestId }, exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+      this.logger.error({ requestId: request.id }, cause instanceof Error ? (cause.stack ?? cause.message) : String(cause));
     }
     noteErrorCode(reply, body.code);
     this.adapterHost.httpAdapter.reply(reply, body, body.status);
