@@ -42,6 +42,7 @@ const DAY_MS = 86_400_000;
         (options as { throttlers: ThrottlerOptions[] }).throttlers.map((throttler) => ({
           name: throttler.name as WindowDefinition['name'],
           durationMs: throttler.ttl as number,
+          anonymousLimit: throttler.limit as number,
         })),
     },
     {

@@ -12,10 +12,11 @@ import { writeRateLimitHeaders } from '../http/rate-limit-headers';
 
 export const RATE_LIMIT_WINDOWS = Symbol('RATE_LIMIT_WINDOWS');
 
-/** A window's name and length; its limit comes from the caller's plan. */
+/** A window's name and length, and its limit for callers without a valid key; keyed callers get their plan's. */
 export interface WindowDefinition {
   readonly name: WindowName;
   readonly durationMs: number;
+  readonly anonymousLimit: number;
 }
 
 const ENFORCED = Symbol('animal-store.rate-limit');
@@ -68,10 +69,11 @@ export class RateLimiter implements UnroutedRequestHook {
 
   private async consume(request: FastifyRequest, reply: FastifyReply, tracker?: string): Promise<void> {
     const key = await this.callers.resolve(request);
-    const limits = key ? this.keys.limitsOf(key) : this.config.rateLimitPlans.free;
-    const windows: WindowSpec[] = this.windows.map((window) => ({
-      ...window,
-      limit: window.name === 'minute' ? limits.perMinute : limits.perDay,
+    const plan = key ? this.keys.limitsOf(key) : undefined;
+    const windows: WindowSpec[] = this.windows.map(({ name, durationMs, anonymousLimit }) => ({
+      name,
+      durationMs,
+      limit: plan ? (name === 'minute' ? plan.perMinute : plan.perDay) : anonymousLimit,
     }));
     const decision = await this.store.consume(tracker ?? (await this.trackerOf(request)), windows, this.banPolicy, this.now());
     writeRateLimitHeaders(reply, decision);
