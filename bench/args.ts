@@ -13,7 +13,7 @@ export interface BenchOptions {
   readonly scale: boolean;
   /** The scenarios compared, in this order. */
   readonly scenarios: readonly ScenarioName[];
-  /** Profile the service alone under this scenario instead of comparing. */
+  /** Profile the service, then the baseline, under this scenario instead of comparing. */
   readonly profile?: ScenarioName;
   readonly help: boolean;
 }
@@ -40,7 +40,7 @@ const FLAGS: readonly Flag[] = [
   { name: 'port', value: 'N', help: 'port of the service; the baseline uses the next one (default 3200)' },
   { name: 'scenarios', value: 'A,B', help: `only these scenarios (default all: ${SCENARIO_NAMES.join(',')})` },
   { name: 'scale', help: 'scale run on MySQL: first and deep page at 1,000 and at --pets pets' },
-  { name: 'profile', value: 'SCENARIO', help: `run the service alone under node --cpu-prof for one scenario (${SCENARIO_NAMES.join(', ')}) and print its top self-time frames` },
+  { name: 'profile', value: 'SCENARIO', help: `run the service, then the baseline, under node --cpu-prof for one scenario (${SCENARIO_NAMES.join(', ')}) and print the top self-time frames of each` },
   { name: 'help', help: 'print this help' },
 ];
 

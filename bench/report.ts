@@ -13,23 +13,24 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-const FIGURE_HEADER = ['req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'RSS MB'];
+const FIGURE_HEADER = ['req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'RSS MB', 'CPU µs/req'];
 
 function figureCells(f: MedianFigures): string[] {
-  return [num(f.reqPerSec), num(f.p50Ms, 1), num(f.p99Ms, 1), num(f.errors), num(f.non2xx), num(f.peakRssMb)];
+  return [num(f.reqPerSec), num(f.p50Ms, 1), num(f.p99Ms, 1), num(f.errors), num(f.non2xx), num(f.peakRssMb), num(f.cpuUsPerRequest)];
 }
 
-export function progressLine(prefix: string, f: LoadFigures, rssMb: number | undefined): string {
+export function progressLine(prefix: string, f: LoadFigures, rssMb: number | undefined, cpuUsPerRequest?: number): string {
   const trouble = f.errors || f.non2xx ? `  errors ${f.errors}  non-2xx ${f.non2xx}` : '';
-  return `${prefix}  ${num(f.reqPerSec).padStart(7)} req/s  p50 ${num(f.p50Ms, 1).padStart(6)} ms  p99 ${num(f.p99Ms, 1).padStart(6)} ms  RSS ${num(rssMb)} MB${trouble}`;
+  const cpu = cpuUsPerRequest === undefined ? '' : `  CPU ${num(cpuUsPerRequest)} µs/req`;
+  return `${prefix}  ${num(f.reqPerSec).padStart(7)} req/s  p50 ${num(f.p50Ms, 1).padStart(6)} ms  p99 ${num(f.p99Ms, 1).padStart(6)} ms  RSS ${num(rssMb)} MB${cpu}${trouble}`;
 }
 
 export function comparisonTable(comparisons: readonly Comparison[]): string {
   return table(
-    ['scenario', 'server', ...FIGURE_HEADER, 'req/s ratio', 'p50 ratio', 'p99 ratio'],
+    ['scenario', 'server', ...FIGURE_HEADER, 'req/s ratio', 'p50 ratio', 'p99 ratio', 'CPU ratio'],
     comparisons.flatMap((c) => [
-      [c.scenario, 'service', ...figureCells(c.service), num(c.reqPerSecRatio, 2), num(c.p50Ratio, 2), num(c.p99Ratio, 2)],
-      [c.scenario, 'baseline', ...figureCells(c.baseline), '', '', ''],
+      [c.scenario, 'service', ...figureCells(c.service), num(c.reqPerSecRatio, 2), num(c.p50Ratio, 2), num(c.p99Ratio, 2), num(c.cpuRatio, 2)],
+      [c.scenario, 'baseline', ...figureCells(c.baseline), '', '', '', ''],
     ]),
   );
 }

@@ -8,7 +8,7 @@ import { compileBaseline, createApiKey, ensureBuilt, keysCliExists, MAIN, migrat
 import { CpuProfile, selfTimeByOwner, SelfTime, topSelfTime } from './cpu-profile';
 import { comparisonTable, progressLine, scaleTable, table, verdictTable, writeResults } from './report';
 import { buildScenarios, Scenario, ScenarioName } from './scenarios';
-import { RunningServer, startServer, withPeakRss } from './servers';
+import { observeServer, RunningServer, startServer } from './servers';
 import { median } from './stats';
 import { compare, Measurement, medianFigures, scaleRatios, scaleVerdict, Target, verdicts } from './summary';
 
@@ -87,7 +87,7 @@ function authHeaders(apiKey: string | undefined): Record<string, string> {
 async function measure(server: RunningServer, scenario: Scenario, port: number, options: BenchOptions, apiKey: string | undefined) {
   const settings = { baseUrl: `http://127.0.0.1:${port}`, connections: options.connections, duration: options.duration, headers: authHeaders(apiKey) };
   if (options.warmup > 0) await runLoad(scenario, settings, options.warmup);
-  return withPeakRss(server, () => runLoad(scenario, settings));
+  return observeServer(server, () => runLoad(scenario, settings));
 }
 
 function describeRun(options: BenchOptions, database: BenchDatabase): Record<string, unknown> {
@@ -122,9 +122,9 @@ async function runComparison(options: BenchOptions): Promise<void> {
       say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
       try {
         for (const name of options.scenarios) {
-          const { result, peakRssMb } = await measure(server, scenarios[name], port, options, prepared.apiKey);
-          measurements.push({ round, target, scenario: name, figures: result, peakRssMb });
-          say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, peakRssMb));
+          const { result, peakRssMb, cpuUsPerRequest } = await measure(server, scenarios[name], port, options, prepared.apiKey);
+          measurements.push({ round, target, scenario: name, figures: result, peakRssMb, cpuUsPerRequest });
+          say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, peakRssMb, cpuUsPerRequest));
         }
       } finally {
         await server.stop();
@@ -167,9 +167,9 @@ async function runScale(options: BenchOptions): Promise<void> {
       const server = await startTarget('service', setup, options.port, undefined, round);
       try {
         for (const name of SCALED) {
-          const { result, peakRssMb } = await measure(server, scenarios[name], options.port, options, setup.apiKey);
-          runs.push({ round, target: 'service', scenario: name, figures: result, peakRssMb, pets });
-          say(progressLine(`[round ${round}/${options.rounds}] ${pets.toLocaleString('en-US').padStart(11)} pets ${name.padEnd(10)}`, result, peakRssMb));
+          const { result, peakRssMb, cpuUsPerRequest } = await measure(server, scenarios[name], options.port, options, setup.apiKey);
+          runs.push({ round, target: 'service', scenario: name, figures: result, peakRssMb, cpuUsPerRequest, pets });
+          say(progressLine(`[round ${round}/${options.rounds}] ${pets.toLocaleString('en-US').padStart(11)} pets ${name.padEnd(10)}`, result, peakRssMb, cpuUsPerRequest));
         }
       } finally {
         await server.stop();
@@ -200,23 +200,29 @@ async function runScale(options: BenchOptions): Promise<void> {
 async function runProfile(options: BenchOptions, scenario: ScenarioName): Promise<void> {
   const database = options.store === 'sqlite' ? sqliteDatabase(RESULTS_DIR, options.pets) : await mysqlDatabase(mysqlUrl());
   const prepared = await prepareDatabase(database, options.pets, options.port);
-  const directory = mkdtempSync(join(RESULTS_DIR, 'profile-'));
-  const server = await startTarget('service', prepared, options.port, undefined, 0, { directory });
-  try {
-    const { result, peakRssMb } = await measure(server, buildScenarios(options.pets)[scenario], options.port, options, prepared.apiKey);
-    say(progressLine(`[profile] service  ${scenario}`, result, peakRssMb));
-  } finally {
-    await server.stop();
-    await removePetsAfter(database, options.pets);
+  const baselineScript = compileBaseline();
+  // The baseline too, under the same load: its frames show what the work itself costs.
+  for (const target of ['service', 'baseline'] as const) {
+    const directory = mkdtempSync(join(RESULTS_DIR, `profile-${target}-`));
+    const port = target === 'service' ? options.port : options.port + 1;
+    const server = await startTarget(target, prepared, port, baselineScript, 0, { directory });
+    try {
+      const { result, peakRssMb, cpuUsPerRequest } = await measure(server, buildScenarios(options.pets)[scenario], port, options, prepared.apiKey);
+      say(progressLine(`[profile] ${target.padEnd(8)} ${scenario}`, result, peakRssMb, cpuUsPerRequest));
+    } finally {
+      await server.stop();
+      await removePetsAfter(database, options.pets);
+    }
+    const [file] = readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`The ${target} wrote no profile into ${directory}`);
+    const profile = JSON.parse(readFileSync(join(directory, file), 'utf8')) as CpuProfile;
+    const rows = (entries: SelfTime[]) => entries.map((e) => [e.name, e.ms.toFixed(0), `${(e.share * 100).toFixed(1)}%`]);
+    say(`\n${target}: self time by package or file (${join(directory, file)}):`);
+    say(table(['where', 'ms', 'share'], rows(selfTimeByOwner(profile))));
+    say(`\n${target}: top functions by self time:`);
+    say(table(['function', 'ms', 'share'], rows(topSelfTime(profile))));
+    say('');
   }
-  const [file] = readdirSync(directory).filter((name) => name.endsWith('.cpuprofile'));
-  if (!file) throw new Error(`The service wrote no profile into ${directory}`);
-  const profile = JSON.parse(readFileSync(join(directory, file), 'utf8')) as CpuProfile;
-  const rows = (entries: SelfTime[]) => entries.map((e) => [e.name, e.ms.toFixed(0), `${(e.share * 100).toFixed(1)}%`]);
-  say(`\nSelf time by package or file (${join(directory, file)}):`);
-  say(table(['where', 'ms', 'share'], rows(selfTimeByOwner(profile))));
-  say('\nTop functions by self time:');
-  say(table(['function', 'ms', 'share'], rows(topSelfTime(profile))));
 }
 
 function mysqlUrl(): string {

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
+import type { LoadFigures } from './load';
 
 export interface ServerSpec {
   readonly label: string;
@@ -82,16 +83,46 @@ function readRssMb(pid: number): number | undefined {
   }
 }
 
-/** Samples a server's RSS while `work` runs and resolves to the work's result and the peak seen. */
-export async function withPeakRss<T>(server: RunningServer, work: () => Promise<T>): Promise<{ result: T; peakRssMb?: number }> {
+/** Clock ticks per second of /proc/<pid>/stat's times: USER_HZ, 100 on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** User plus system CPU time the process has used, in milliseconds (undefined where /proc is not available). */
+export function readCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ObservedLoad {
+  readonly result: LoadFigures;
+  readonly peakRssMb?: number;
+  /**
+   * The server's CPU time per answered request, in microseconds: what a request
+   * costs the server, much steadier than req/s on a machine shared with the load
+   * generator and other work.
+   */
+  readonly cpuUsPerRequest?: number;
+}
+
+/** Samples a server's RSS while `work` runs, and the CPU time it used; resolves to the work's figures with both. */
+export async function observeServer(server: RunningServer, work: () => Promise<LoadFigures>): Promise<ObservedLoad> {
   let peak = server.rssMb();
   const timer = setInterval(() => {
     const now = server.rssMb();
     if (now !== undefined && (peak === undefined || now > peak)) peak = now;
   }, 200);
+  const cpuBefore = readCpuMs(server.pid);
   try {
     const result = await work();
-    return { result, peakRssMb: peak };
+    const cpuAfter = readCpuMs(server.pid);
+    const cpuUsPerRequest =
+      cpuBefore === undefined || cpuAfter === undefined || result.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.total;
+    return { result, peakRssMb: peak, cpuUsPerRequest };
   } finally {
     clearInterval(timer);
   }

@@ -1,3 +1,4 @@
+import { readCpuMs } from './servers';
 import { median, medianRatio, ratio } from './stats';
 import { compare, Measurement, scaleRatios, verdicts } from './summary';
 
@@ -37,6 +38,8 @@ const run = (round: number, target: 'service' | 'baseline', reqPerSec: number, p
   scenario: 'get',
   figures: { reqPerSec, p50Ms: p99Ms / 4, p99Ms, errors: round === 2 ? 1 : 0, non2xx: 0, total: reqPerSec * 10 },
   peakRssMb: 100 + round,
+  // The service costs twice the baseline's CPU per request in round 1, three times in rounds 2 and 3.
+  cpuUsPerRequest: target === 'baseline' ? 50 : round === 1 ? 100 : 150,
 });
 
 describe('compare', () => {
@@ -53,7 +56,15 @@ describe('compare', () => {
     const [get] = compare(measurements, ['get']);
     expect(get.reqPerSecRatio).toBeCloseTo(0.9); // rounds 0.9, 0.8, 1.2
     expect(get.p99Ratio).toBeCloseTo(1); // rounds 2, 1, 1
-    expect(get.service).toEqual({ reqPerSec: 900, p50Ms: 5, p99Ms: 20, errors: 1, non2xx: 0, peakRssMb: 102 });
+    expect(get.service).toEqual({ reqPerSec: 900, p50Ms: 5, p99Ms: 20, errors: 1, non2xx: 0, peakRssMb: 102, cpuUsPerRequest: 150 });
+    expect(get.cpuRatio).toBeCloseTo(3); // rounds 2, 3, 3
+  });
+
+  it('leaves the CPU ratio out when the server CPU time could not be read', () => {
+    const unread = measurements.map((m) => ({ ...m, cpuUsPerRequest: undefined }));
+    const [get] = compare(unread, ['get']);
+    expect(get.cpuRatio).toBeUndefined();
+    expect(get.service.cpuUsPerRequest).toBeUndefined();
   });
 
   it('marks each target met or missed', () => {
@@ -79,5 +90,21 @@ describe('scaleRatios', () => {
     expect(scaleRatios(runs, 1_000, 1_000_000, ['list-deep'])).toEqual([
       { scenario: 'list-deep', p50Ratio: 1.2, p99Ratio: 1.2, reqPerSecRatio: 1 },
     ]);
+  });
+});
+
+describe('readCpuMs', () => {
+  it('reads a live process CPU time, which grows as it works', () => {
+    const before = readCpuMs(process.pid)!;
+    expect(before).toBeGreaterThan(0);
+    // Keep this process on the CPU until its time has grown 50 ms, for at most 10 s of wall time.
+    const deadline = Date.now() + 10_000;
+    let after = before;
+    while (after - before < 50 && Date.now() < deadline) after = readCpuMs(process.pid)!;
+    expect(after - before).toBeGreaterThanOrEqual(50);
+  });
+
+  it('is undefined for a process that does not exist', () => {
+    expect(readCpuMs(2 ** 30)).toBeUndefined();
   });
 });

@@ -11,6 +11,8 @@ export interface Measurement {
   readonly scenario: ScenarioName;
   readonly figures: LoadFigures;
   readonly peakRssMb?: number;
+  /** Server CPU time per request, microseconds. */
+  readonly cpuUsPerRequest?: number;
 }
 
 export interface MedianFigures {
@@ -21,6 +23,7 @@ export interface MedianFigures {
   readonly errors: number;
   readonly non2xx: number;
   readonly peakRssMb?: number;
+  readonly cpuUsPerRequest?: number;
 }
 
 export interface Comparison {
@@ -31,6 +34,8 @@ export interface Comparison {
   readonly reqPerSecRatio?: number;
   readonly p50Ratio?: number;
   readonly p99Ratio?: number;
+  /** Server CPU per request, service/baseline: how much more work the stack does for one request. */
+  readonly cpuRatio?: number;
 }
 
 export interface Verdict {
@@ -41,7 +46,9 @@ export interface Verdict {
 }
 
 export function medianFigures(runs: readonly Measurement[]): MedianFigures {
-  const rss = runs.map((run) => run.peakRssMb).filter((value): value is number => value !== undefined);
+  const known = (values: (number | undefined)[]) => values.filter((value): value is number => value !== undefined);
+  const rss = known(runs.map((run) => run.peakRssMb));
+  const cpu = known(runs.map((run) => run.cpuUsPerRequest));
   return {
     reqPerSec: median(runs.map((run) => run.figures.reqPerSec)),
     p50Ms: median(runs.map((run) => run.figures.p50Ms)),
@@ -49,6 +56,7 @@ export function medianFigures(runs: readonly Measurement[]): MedianFigures {
     errors: runs.reduce((sum, run) => sum + run.figures.errors, 0),
     non2xx: runs.reduce((sum, run) => sum + run.figures.non2xx, 0),
     peakRssMb: rss.length ? median(rss) : undefined,
+    cpuUsPerRequest: cpu.length ? median(cpu) : undefined,
   };
 }
 
@@ -68,8 +76,14 @@ export function compare(measurements: readonly Measurement[], scenarios: readonl
       reqPerSecRatio: series((f) => f.reqPerSec),
       p50Ratio: series((f) => f.p50Ms),
       p99Ratio: series((f) => f.p99Ms),
+      cpuRatio: cpuRatio(service, baseline),
     };
   });
+}
+
+function cpuRatio(service: readonly Measurement[], baseline: readonly Measurement[]): number | undefined {
+  const cpu = (runs: readonly Measurement[]) => runs.map((run) => run.cpuUsPerRequest ?? NaN);
+  return medianRatio(cpu(service), cpu(baseline));
 }
 
 const MIN_RATIO: Record<ScenarioName, number> = { 'list-first': 0.8, 'list-deep': 0.8, get: 0.8, create: 0.7 };
