@@ -8,7 +8,7 @@ import { Pet } from '../domain/pet';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
 import { ParseIdPipe } from '../../http/validation';
 import { requestOrigin } from '../../http/request-origin';
-import { CreatePetDto } from './dto/create-pet.dto';
+import { CreatePetDto, ParseCreatePetBodyPipe } from './dto/create-pet.dto';
 import { ListPetsQuery, ParseListPetsQueryPipe } from './dto/list-pets.query';
 import { ID_SCHEMA, PetResponseDto } from './dto/pet.response.dto';
 import { DEPRECATION_RESPONSE_HEADERS, GET_PET_SUNSET } from './deprecation-headers.hook';
@@ -66,7 +66,7 @@ export class PetsController {
     errors: [413, 415],
   })
   @RouteSchema({ response: CREATED_PET_RESPONSE_SCHEMA })
-  async createPet(@Body() body: CreatePetDto): Promise<Pet> {
+  async createPet(@Body(ParseCreatePetBodyPipe) body: CreatePetDto): Promise<Pet> {
     return toPetResponse(await this.pets.create(body));
   }
 
