@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeysService } from '../../auth/application/api-keys.service';
+import type { PlanLimits } from '../../auth/domain/plan';
 import { CallerResolver } from '../../auth/http/caller-resolver';
 import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../errors/domain-error';
@@ -31,6 +32,9 @@ type RequestWithEnforcement = FastifyRequest & { [ENFORCED]?: Promise<void> };
 @Injectable()
 export class RateLimiter implements UnroutedRequestHook {
   private readonly banPolicy: BanPolicy;
+  private readonly anonymousWindows: readonly WindowSpec[];
+  /** Window specs per plan's limits object, so that a request builds none. */
+  private readonly planWindows = new WeakMap<PlanLimits, readonly WindowSpec[]>();
   now: () => number = Date.now;
 
   constructor(
@@ -41,6 +45,7 @@ export class RateLimiter implements UnroutedRequestHook {
     @Inject(RATE_LIMIT_WINDOWS) private readonly windows: readonly WindowDefinition[],
   ) {
     this.banPolicy = { banAfterRejections: config.banAfterRejections, banMs: config.banSeconds * 1000 };
+    this.anonymousWindows = windows.map(({ name, durationMs, anonymousLimit }) => ({ name, durationMs, limit: anonymousLimit }));
   }
 
   /** Idempotent per request: a guard and the error filter may both ask. */
@@ -69,15 +74,19 @@ export class RateLimiter implements UnroutedRequestHook {
 
   private async consume(request: FastifyRequest, reply: FastifyReply, tracker?: string): Promise<void> {
     const key = await this.callers.resolve(request);
-    const plan = key ? this.keys.limitsOf(key) : undefined;
-    const windows: WindowSpec[] = this.windows.map(({ name, durationMs, anonymousLimit }) => ({
-      name,
-      durationMs,
-      limit: plan ? (name === 'minute' ? plan.perMinute : plan.perDay) : anonymousLimit,
-    }));
+    const windows = key ? this.windowsOf(this.keys.limitsOf(key)) : this.anonymousWindows;
     const decision = await this.store.consume(tracker ?? (await this.trackerOf(request)), windows, this.banPolicy, this.now());
     writeRateLimitHeaders(reply, decision);
     if (decision.banned) throw new ApiKeyBannedError(decision.retryAfterSeconds);
     if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
+  }
+
+  private windowsOf(plan: PlanLimits): readonly WindowSpec[] {
+    let windows = this.planWindows.get(plan);
+    if (!windows) {
+      windows = this.windows.map(({ name, durationMs }) => ({ name, durationMs, limit: name === 'minute' ? plan.perMinute : plan.perDay }));
+      this.planWindows.set(plan, windows);
+    }
+    return windows;
   }
 }

@@ -29,10 +29,10 @@ export interface ConsumeOutcome {
   readonly decision: RateLimitDecision;
 }
 
-interface LiveWindow extends StoredWindow {
-  readonly spec: WindowSpec;
-}
-
+/**
+ * Runs on every request, so it is written with plain loops over the windows;
+ * the working copies of the windows become the new state.
+ */
 export function consumeRequest(
   stored: StoredKeyState | undefined,
   specs: readonly WindowSpec[],
@@ -45,41 +45,49 @@ export function consumeRequest(
   const bannedUntilMs = stored?.bannedUntilMs ?? 0;
 
   if (stored && bannedUntilMs > now) {
-    return { state: stored, decision: bannedDecision(live, bannedUntilMs, now) };
+    return { state: stored, decision: bannedDecision(specs, live, bannedUntilMs, now) };
   }
 
-  const full = live.filter((window) => window.count >= window.spec.limit);
-  if (full.length === 0) {
-    const counted = live.map((window) => ({ ...window, count: window.count + 1 }));
+  let anyFull = false;
+  for (let i = 0; i < specs.length; i++) if (live[i].count >= specs[i].limit) anyFull = true;
+  if (!anyFull) {
+    for (const window of live) window.count += 1;
     return {
-      state: toState(counted, 0),
-      decision: { allowed: true, banned: false, retryAfterSeconds: 0, binding: pickBinding(counted) },
+      state: toState(specs, live, 0),
+      decision: { allowed: true, banned: false, retryAfterSeconds: 0, binding: pickBinding(specs, live) },
     };
   }
 
-  const tallied = live.map((window) => (full.includes(window) ? { ...window, rejected: window.rejected + 1 } : window));
-  if (tallied.some((window) => window.rejected > policy.banAfterRejections)) {
-    const banEndMs = now + policy.banMs;
-    const spent = tallied.map((window) => ({ ...window, rejected: 0 }));
-    return { state: toState(spent, banEndMs), decision: bannedDecision(spent, banEndMs, now) };
+  let acceptedAgainAtMs = 0;
+  let overBanThreshold = false;
+  for (let i = 0; i < specs.length; i++) {
+    const window = live[i];
+    if (window.count < specs[i].limit) continue;
+    window.rejected += 1;
+    acceptedAgainAtMs = Math.max(acceptedAgainAtMs, window.resetAtMs);
+    if (window.rejected > policy.banAfterRejections) overBanThreshold = true;
   }
-
-  const acceptedAgainAtMs = Math.max(...full.map((window) => window.resetAtMs));
+  if (overBanThreshold) {
+    const banEndMs = now + policy.banMs;
+    for (const window of live) window.rejected = 0;
+    return { state: toState(specs, live, banEndMs), decision: bannedDecision(specs, live, banEndMs, now) };
+  }
   return {
-    state: toState(tallied, 0),
+    state: toState(specs, live, 0),
     decision: {
       allowed: false,
       banned: false,
       retryAfterSeconds: secondsUntil(acceptedAgainAtMs, now),
-      binding: pickBinding(tallied),
+      binding: pickBinding(specs, live),
     },
   };
 }
 
 /** When every window and the ban of `state` have ended, so it can be forgotten. */
 export function forgetAtMs(state: StoredKeyState): number {
-  const resets = Object.values(state.windows).map((window) => window?.resetAtMs ?? 0);
-  return Math.max(state.bannedUntilMs, ...resets);
+  let latest = state.bannedUntilMs;
+  for (const name in state.windows) latest = Math.max(latest, state.windows[name as WindowName]?.resetAtMs ?? 0);
+  return latest;
 }
 
 /** Whole seconds from `nowMs` to `untilMs`, rounded up, never below 1. */
@@ -87,38 +95,43 @@ export function secondsUntil(untilMs: number, nowMs: number): number {
   return Math.max(1, Math.ceil((untilMs - nowMs) / 1000));
 }
 
-function liveWindow(stored: StoredWindow | undefined, spec: WindowSpec, now: number): LiveWindow {
-  if (stored && now < stored.resetAtMs) return { ...stored, spec };
-  return { spec, count: 0, rejected: 0, resetAtMs: now + spec.durationMs };
+/** A window as this request sees it: the stored one while it lasts, else a new one from now. A working copy. */
+interface LiveWindow {
+  count: number;
+  rejected: number;
+  resetAtMs: number;
 }
 
-function bannedDecision(live: readonly LiveWindow[], banEndMs: number, now: number): RateLimitDecision {
+function liveWindow(stored: StoredWindow | undefined, spec: WindowSpec, now: number): LiveWindow {
+  if (stored && now < stored.resetAtMs) return { count: stored.count, rejected: stored.rejected, resetAtMs: stored.resetAtMs };
+  return { count: 0, rejected: 0, resetAtMs: now + spec.durationMs };
+}
+
+function bannedDecision(specs: readonly WindowSpec[], live: readonly LiveWindow[], banEndMs: number, now: number): RateLimitDecision {
   return {
     allowed: false,
     banned: true,
     retryAfterSeconds: secondsUntil(banEndMs, now),
-    binding: { ...pickBinding(live), remaining: 0, resetAtMs: banEndMs },
+    binding: { ...pickBinding(specs, live), remaining: 0, resetAtMs: banEndMs },
   };
 }
 
-function pickBinding(live: readonly LiveWindow[]): WindowState {
-  const states = live.map(
-    (window): WindowState => ({
-      name: window.spec.name,
-      limit: window.spec.limit,
-      remaining: Math.max(0, window.spec.limit - window.count),
-      resetAtMs: window.resetAtMs,
-    }),
-  );
-  return states.reduce((best, candidate) =>
-    candidate.remaining < best.remaining || (candidate.remaining === best.remaining && candidate.resetAtMs > best.resetAtMs)
-      ? candidate
-      : best,
-  );
+/** The window with the fewest requests left; on a tie, the one that resets later. */
+function pickBinding(specs: readonly WindowSpec[], live: readonly LiveWindow[]): WindowState {
+  let best = 0;
+  let bestRemaining = Infinity;
+  for (let i = 0; i < specs.length; i++) {
+    const remaining = Math.max(0, specs[i].limit - live[i].count);
+    if (remaining < bestRemaining || (remaining === bestRemaining && live[i].resetAtMs > live[best].resetAtMs)) {
+      best = i;
+      bestRemaining = remaining;
+    }
+  }
+  return { name: specs[best].name, limit: specs[best].limit, remaining: bestRemaining, resetAtMs: live[best].resetAtMs };
 }
 
-function toState(live: readonly LiveWindow[], bannedUntilMs: number): StoredKeyState {
+function toState(specs: readonly WindowSpec[], live: readonly LiveWindow[], bannedUntilMs: number): StoredKeyState {
   const windows: Partial<Record<WindowName, StoredWindow>> = {};
-  for (const { spec, count, rejected, resetAtMs } of live) windows[spec.name] = { count, rejected, resetAtMs };
+  for (let i = 0; i < specs.length; i++) windows[specs[i].name] = live[i];
   return { windows, bannedUntilMs };
 }
