@@ -13,11 +13,15 @@ describeOnStore('security headers and CORS', () => {
     afterAll(() => testApp?.close());
 
     it.each([
-      ['an operation', '/v1/pets', 200],
-      ['an unknown path', '/nowhere', 404],
-      ['a probe', '/healthz', 200],
-    ])('sends the security headers on %s', async (_, url, status) => {
-      const response = await testApp.client.get(url);
+      ['an operation', '/v1/pets', 200, 'client'],
+      ['an unknown path', '/nowhere', 404, 'client'],
+      ['a probe', '/healthz', 200, 'client'],
+      ['the API document', '/docs/openapi.json', 200, 'client'],
+      ['a refused query', '/v1/pets?limit=0', 400, 'client'],
+      ['a missing pet', '/v1/pets/999999999', 404, 'client'],
+      ['a request without a key', '/v1/pets', 401, 'anonymous'],
+    ] as const)('sends the security headers on %s', async (_, url, status, caller) => {
+      const response = await testApp[caller].get(url);
       expect(response.status).toBe(status);
       const csp = String(response.headers['content-security-policy']);
       expect(csp).toContain("default-src 'self'");

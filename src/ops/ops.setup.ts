@@ -27,8 +27,9 @@ export function configureOperations(app: NestFastifyApplication): void {
     .getHttpAdapter()
     .getInstance()
     .addHook('onRequest', (_request, reply, done) => {
-      // On the Node response, as helmet sets them, so responses a middleware ends itself carry them too.
-      for (const [name, value] of security) reply.raw.setHeader(name, value);
+      // On Fastify's reply, like every other header: as long as nothing calls the Node response's
+      // setHeader, Node writes all of them in one pass instead of re-setting each one at writeHead.
+      for (const [name, value] of security) reply.header(name, value);
       done();
     });
   const cors = corsOptionsFor(config.corsOrigins);
@@ -42,8 +43,7 @@ export function configureOperations(app: NestFastifyApplication): void {
       done();
     });
     fastify.addHook('onRequest', (request, reply, done) => {
-      // On the Node response, so that responses a middleware ends itself carry it too.
-      reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+      reply.header(REQUEST_ID_HEADER, request.id);
       if (drain.admit()) {
         reply.raw.once('close', () => drain.release());
         return done();
