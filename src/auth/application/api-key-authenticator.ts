@@ -10,6 +10,8 @@ import { hashApiKeySecret, hashesMatch, looksLikeApiKeySecret } from '../domain/
 export const KEY_CACHE_TTL_MS = 4_000;
 export const KEY_CACHE_MAX_ENTRIES = 10_000;
 
+const NO_KEY: Promise<ApiKey | null> = Promise.resolve(null);
+
 interface CacheEntry {
   readonly expiresAt: number;
   readonly key: Promise<ApiKey | null>;
@@ -27,8 +29,9 @@ export class ApiKeyAuthenticator {
 
   constructor(private readonly keys: ApiKeyRepository) {}
 
-  async authenticate(token: string): Promise<ApiKey | null> {
-    if (!looksLikeApiKeySecret(token)) return null;
+  /** Not async: a cached key is handed back as the very promise stored, without wrapping it in another. */
+  authenticate(token: string): Promise<ApiKey | null> {
+    if (!looksLikeApiKeySecret(token)) return NO_KEY;
     const hash = hashApiKeySecret(token);
     const now = this.now();
     const cached = this.cache.get(hash);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const SECRET_BYTES = 32; // 256 bits of randomness
 const SECRET_PATTERN = /^ask_(live|test)_[A-Za-z0-9_-]{43}$/;
@@ -10,9 +10,9 @@ export function generateApiKeySecret(environment: KeyEnvironment): string {
   return `ask_${environment}_${randomBytes(SECRET_BYTES).toString('base64url')}`;
 }
 
-/** What is stored and looked up: the hex SHA-256 of the whole key. */
+/** What is stored and looked up: the hex SHA-256 of the whole key (one-shot: it runs on every request). */
 export function hashApiKeySecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Cheap shape check that spares the store a lookup for tokens that cannot be keys. */
