@@ -13,16 +13,27 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
+/** Above this share of stolen CPU time, a run is flagged. */
+export const STEAL_WARNING_SHARE = 0.2;
+
 const FIGURE_HEADER = ['req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'RSS MB', 'CPU µs/req'];
 
 function figureCells(f: MedianFigures): string[] {
   return [num(f.reqPerSec), num(f.p50Ms, 1), num(f.p99Ms, 1), num(f.errors), num(f.non2xx), num(f.peakRssMb), num(f.cpuUsPerRequest)];
 }
 
-export function progressLine(prefix: string, f: LoadFigures, rssMb: number | undefined, cpuUsPerRequest?: number): string {
+export function progressLine(prefix: string, f: LoadFigures, observed: { peakRssMb?: number; cpuUsPerRequest?: number; stealShare?: number }): string {
   const trouble = f.errors || f.non2xx ? `  errors ${f.errors}  non-2xx ${f.non2xx}` : '';
-  const cpu = cpuUsPerRequest === undefined ? '' : `  CPU ${num(cpuUsPerRequest)} µs/req`;
-  return `${prefix}  ${num(f.reqPerSec).padStart(7)} req/s  p50 ${num(f.p50Ms, 1).padStart(6)} ms  p99 ${num(f.p99Ms, 1).padStart(6)} ms  RSS ${num(rssMb)} MB${cpu}${trouble}`;
+  const cpu = observed.cpuUsPerRequest === undefined ? '' : `  CPU ${num(observed.cpuUsPerRequest)} µs/req`;
+  const steal = observed.stealShare === undefined ? '' : `  steal ${num(observed.stealShare * 100)}%`;
+  return `${prefix}  ${num(f.reqPerSec).padStart(7)} req/s  p50 ${num(f.p50Ms, 1).padStart(6)} ms  p99 ${num(f.p99Ms, 1).padStart(6)} ms  RSS ${num(observed.peakRssMb)} MB${cpu}${steal}${trouble}`;
+}
+
+/** A warning when the hypervisor took much of the machine during some runs, or nothing. */
+export function stealWarning(runs: readonly { stealShare?: number }[], threshold = STEAL_WARNING_SHARE): string | undefined {
+  const stolen = runs.filter((run) => (run.stealShare ?? 0) > threshold).length;
+  if (stolen === 0) return undefined;
+  return `Warning: in ${stolen} of ${runs.length} runs the hypervisor took more than ${threshold * 100}% of the machine's CPU (steal): those rounds measure the neighbours as much as the servers.`;
 }
 
 export function comparisonTable(comparisons: readonly Comparison[]): string {

@@ -6,7 +6,7 @@ import { BenchDatabase, DEFAULT_MYSQL_URL, mysqlDatabase, removePetsAfter, seedP
 import { runLoad } from './load';
 import { compileBaseline, createApiKey, ensureBuilt, keysCliExists, MAIN, migrate, RESULTS_DIR } from './prepare';
 import { CpuProfile, selfTimeByOwner, SelfTime, topSelfTime } from './cpu-profile';
-import { comparisonTable, progressLine, scaleTable, table, verdictTable, writeResults } from './report';
+import { comparisonTable, progressLine, scaleTable, stealWarning, table, verdictTable, writeResults } from './report';
 import { buildScenarios, Scenario, ScenarioName } from './scenarios';
 import { observeServer, RunningServer, startServer } from './servers';
 import { median } from './stats';
@@ -122,9 +122,9 @@ async function runComparison(options: BenchOptions): Promise<void> {
       say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
       try {
         for (const name of options.scenarios) {
-          const { result, peakRssMb, cpuUsPerRequest } = await measure(server, scenarios[name], port, options, prepared.apiKey);
-          measurements.push({ round, target, scenario: name, figures: result, peakRssMb, cpuUsPerRequest });
-          say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, peakRssMb, cpuUsPerRequest));
+          const { result, ...observed } = await measure(server, scenarios[name], port, options, prepared.apiKey);
+          measurements.push({ round, target, scenario: name, figures: result, ...observed });
+          say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, observed));
         }
       } finally {
         await server.stop();
@@ -142,6 +142,7 @@ async function runComparison(options: BenchOptions): Promise<void> {
   say(`Startup to a ready ${READY_PATH}: service ${startupOf('service').toFixed(0)} ms, baseline ${startupOf('baseline').toFixed(0)} ms (medians)`);
   say('');
   say(verdictTable(targets));
+  warnOfSteal(measurements);
   const file = writeResults(RESULTS_DIR, `bench-${options.store}`, {
     ...describeRun(options, database),
     keyed: prepared.apiKey !== undefined,
@@ -167,9 +168,9 @@ async function runScale(options: BenchOptions): Promise<void> {
       const server = await startTarget('service', setup, options.port, undefined, round);
       try {
         for (const name of SCALED) {
-          const { result, peakRssMb, cpuUsPerRequest } = await measure(server, scenarios[name], options.port, options, setup.apiKey);
-          runs.push({ round, target: 'service', scenario: name, figures: result, peakRssMb, cpuUsPerRequest, pets });
-          say(progressLine(`[round ${round}/${options.rounds}] ${pets.toLocaleString('en-US').padStart(11)} pets ${name.padEnd(10)}`, result, peakRssMb, cpuUsPerRequest));
+          const { result, ...observed } = await measure(server, scenarios[name], options.port, options, setup.apiKey);
+          runs.push({ round, target: 'service', scenario: name, figures: result, ...observed, pets });
+          say(progressLine(`[round ${round}/${options.rounds}] ${pets.toLocaleString('en-US').padStart(11)} pets ${name.padEnd(10)}`, result, observed));
         }
       } finally {
         await server.stop();
@@ -186,6 +187,7 @@ async function runScale(options: BenchOptions): Promise<void> {
   say(scaleTable(rows, ratios, SCALE_SMALL_PETS, options.pets));
   say('');
   say(verdictTable([verdict]));
+  warnOfSteal(runs);
   const file = writeResults(RESULTS_DIR, 'scale-mysql', {
     ...describeRun(options, prepared.get(options.pets)!.database),
     keyed: prepared.get(options.pets)!.apiKey !== undefined,
@@ -207,8 +209,8 @@ async function runProfile(options: BenchOptions, scenario: ScenarioName): Promis
     const port = target === 'service' ? options.port : options.port + 1;
     const server = await startTarget(target, prepared, port, baselineScript, 0, { directory });
     try {
-      const { result, peakRssMb, cpuUsPerRequest } = await measure(server, buildScenarios(options.pets)[scenario], port, options, prepared.apiKey);
-      say(progressLine(`[profile] ${target.padEnd(8)} ${scenario}`, result, peakRssMb, cpuUsPerRequest));
+      const { result, ...observed } = await measure(server, buildScenarios(options.pets)[scenario], port, options, prepared.apiKey);
+      say(progressLine(`[profile] ${target.padEnd(8)} ${scenario}`, result, observed));
     } finally {
       await server.stop();
       await removePetsAfter(database, options.pets);
@@ -223,6 +225,11 @@ async function runProfile(options: BenchOptions, scenario: ScenarioName): Promis
     say(table(['function', 'ms', 'share'], rows(topSelfTime(profile))));
     say('');
   }
+}
+
+function warnOfSteal(runs: readonly Measurement[]): void {
+  const warning = stealWarning(runs);
+  if (warning) say(`\n${warning}`);
 }
 
 function mysqlUrl(): string {

@@ -98,6 +98,25 @@ export function readCpuMs(pid: number): number | undefined {
   }
 }
 
+/** Jiffies of the whole machine from /proc/stat: all of them, and those stolen by the hypervisor. */
+export function readMachineTicks(): { total: number; steal: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+    // cpu user nice system idle iowait irq softirq steal guest guest_nice (guest time is already in user).
+    const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    if (fields.length < 8 || fields.some((n) => !Number.isFinite(n))) return undefined;
+    return { total: fields.reduce((sum, n) => sum + n, 0), steal: fields[7] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The share of the machine's CPU time that the hypervisor gave to others between two readings. */
+export function stealShare(before: ReturnType<typeof readMachineTicks>, after: ReturnType<typeof readMachineTicks>): number | undefined {
+  if (!before || !after || after.total <= before.total) return undefined;
+  return (after.steal - before.steal) / (after.total - before.total);
+}
+
 export interface ObservedLoad {
   readonly result: LoadFigures;
   readonly peakRssMb?: number;
@@ -107,6 +126,12 @@ export interface ObservedLoad {
    * generator and other work.
    */
   readonly cpuUsPerRequest?: number;
+  /**
+   * The share of the machine's CPU time stolen by the hypervisor during the
+   * run: on a shared virtual machine, a high value marks a round whose figures
+   * say more about the neighbours than about the server.
+   */
+  readonly stealShare?: number;
 }
 
 /** Samples a server's RSS while `work` runs, and the CPU time it used; resolves to the work's figures with both. */
@@ -117,12 +142,13 @@ export async function observeServer(server: RunningServer, work: () => Promise<L
     if (now !== undefined && (peak === undefined || now > peak)) peak = now;
   }, 200);
   const cpuBefore = readCpuMs(server.pid);
+  const machineBefore = readMachineTicks();
   try {
     const result = await work();
     const cpuAfter = readCpuMs(server.pid);
     const cpuUsPerRequest =
       cpuBefore === undefined || cpuAfter === undefined || result.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.total;
-    return { result, peakRssMb: peak, cpuUsPerRequest };
+    return { result, peakRssMb: peak, cpuUsPerRequest, stealShare: stealShare(machineBefore, readMachineTicks()) };
   } finally {
     clearInterval(timer);
   }

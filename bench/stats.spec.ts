@@ -1,4 +1,5 @@
-import { readCpuMs } from './servers';
+import { stealWarning } from './report';
+import { readCpuMs, readMachineTicks, stealShare } from './servers';
 import { median, medianRatio, ratio } from './stats';
 import { compare, Measurement, scaleRatios, verdicts } from './summary';
 
@@ -106,5 +107,29 @@ describe('readCpuMs', () => {
 
   it('is undefined for a process that does not exist', () => {
     expect(readCpuMs(2 ** 30)).toBeUndefined();
+  });
+});
+
+describe('steal', () => {
+  it('reads the machine ticks, steal included, and they only grow', () => {
+    const before = readMachineTicks()!;
+    const until = Date.now() + 50;
+    while (Date.now() < until); // let some ticks pass
+    const after = readMachineTicks()!;
+    expect(before.total).toBeGreaterThan(0);
+    expect(before.steal).toBeGreaterThanOrEqual(0);
+    expect(after.total).toBeGreaterThanOrEqual(before.total);
+    expect(after.steal).toBeGreaterThanOrEqual(before.steal);
+  });
+
+  it('is the stolen share of the ticks between two readings', () => {
+    expect(stealShare({ total: 1_000, steal: 10 }, { total: 1_400, steal: 110 })).toBeCloseTo(0.25);
+    expect(stealShare({ total: 1_000, steal: 10 }, { total: 1_000, steal: 10 })).toBeUndefined();
+    expect(stealShare(undefined, { total: 1_400, steal: 110 })).toBeUndefined();
+  });
+
+  it('warns when some runs lost more than a fifth of the machine, and only then', () => {
+    expect(stealWarning([{ stealShare: 0.05 }, { stealShare: undefined }, { stealShare: 0.2 }])).toBeUndefined();
+    expect(stealWarning([{ stealShare: 0.75 }, { stealShare: 0.01 }, { stealShare: 0.3 }])).toMatch(/^Warning: in 2 of 3 runs the hypervisor took more than 20%/);
   });
 });

@@ -13,6 +13,8 @@ export interface Measurement {
   readonly peakRssMb?: number;
   /** Server CPU time per request, microseconds. */
   readonly cpuUsPerRequest?: number;
+  /** Share of the machine's CPU time stolen by the hypervisor during the run. */
+  readonly stealShare?: number;
 }
 
 export interface MedianFigures {
