@@ -87,6 +87,14 @@ describeOnStore('pets API', () => {
       expect(await count()).toBe(before);
     });
 
+    it('names every problem of a body in one message, unknown fields first', async () => {
+      const response = await api.post('/v1/pets', { colour: 'red', name: 5 });
+      expectErrorBody(response, 400, 'validation_failed');
+      expect((response.body as { message: string }).message).toBe(
+        'property colour should not exist; name must be a string; categoryId is required',
+      );
+    });
+
     const badPayloads: Array<[string, string | undefined, Record<string, string>, number, string]> = [
       ['a JSON array', '[{"name":"Rex","categoryId":1}]', { 'content-type': 'application/json' }, 400, 'validation_failed'],
       ['JSON null', 'null', { 'content-type': 'application/json' }, 400, 'validation_failed'],
