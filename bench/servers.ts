@@ -99,7 +99,12 @@ export function readCpuMs(pid: number): number | undefined {
 }
 
 /** Jiffies of the whole machine from /proc/stat: all of them, and those stolen by the hypervisor. */
-export function readMachineTicks(): { total: number; steal: number } | undefined {
+export interface MachineTicks {
+  readonly total: number;
+  readonly steal: number;
+}
+
+export function readMachineTicks(): MachineTicks | undefined {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
     // cpu user nice system idle iowait irq softirq steal guest guest_nice (guest time is already in user).
@@ -112,7 +117,7 @@ export function readMachineTicks(): { total: number; steal: number } | undefined
 }
 
 /** The share of the machine's CPU time that the hypervisor gave to others between two readings. */
-export function stealShare(before: ReturnType<typeof readMachineTicks>, after: ReturnType<typeof readMachineTicks>): number | undefined {
+export function stealShare(before: MachineTicks | undefined, after: MachineTicks | undefined): number | undefined {
   if (!before || !after || after.total <= before.total) return undefined;
   return (after.steal - before.steal) / (after.total - before.total);
 }

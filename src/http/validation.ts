@@ -1,5 +1,4 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ValidateBy, ValidationOptions } from 'class-validator';
 import { InvalidInputError } from '../errors/domain-error';
 
 /** 2^53 - 1: the largest integer every JSON client reads exactly. */
@@ -7,20 +6,6 @@ export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 export function isPositiveSafeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
-}
-
-/** An integer from 1 to 2^53 - 1 sent as a JSON number (not a string, not a fraction). */
-export function IsId(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isId',
-      validator: {
-        validate: isPositiveSafeInteger,
-        defaultMessage: (args) => `${args?.property} must be an integer from 1 to ${MAX_ID}`,
-      },
-    },
-    options,
-  );
 }
 
 /**

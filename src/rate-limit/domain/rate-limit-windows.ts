@@ -48,9 +48,7 @@ export function consumeRequest(
     return { state: stored, decision: bannedDecision(specs, live, bannedUntilMs, now) };
   }
 
-  let anyFull = false;
-  for (let i = 0; i < specs.length; i++) if (live[i].count >= specs[i].limit) anyFull = true;
-  if (!anyFull) {
+  if (!live.some((window, i) => window.count >= specs[i].limit)) {
     for (const window of live) window.count += 1;
     return {
       state: toState(specs, live, 0),
