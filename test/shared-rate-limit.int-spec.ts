@@ -26,7 +26,7 @@ const servicesUp = process.env.REDIS_AVAILABLE === '1' && process.env.MYSQL_AVAI
     await deleteKeysUnder(prefix);
   });
 
-  it('accepts exactly 60 of 1,000 concurrent requests for a 60-per-minute key, split across both', async () => {
+  it('accepts exactly 60 of 1,000 concurrent requests for a 60-per-minute key sent to both', async () => {
     const responses = await Promise.all(
       Array.from({ length: 1_000 }, (_, i) =>
         fetch(`${instances[i % 2].url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(async (response) => ({
@@ -41,8 +41,11 @@ const servicesUp = process.env.REDIS_AVAILABLE === '1' && process.env.MYSQL_AVAI
     const accepted = responses.filter((r) => r.status === 200);
     const refused = responses.filter((r) => r.status === 429);
     expect({ accepted: accepted.length, refused: refused.length }).toEqual({ accepted: 60, refused: 940 });
-    // Both instances served accepted requests: the counters really are shared.
-    expect(new Set(accepted.map((r) => r.instance))).toEqual(new Set([0, 1]));
+    // Each instance answered all of its 500: with counters of its own, each would have accepted 60 (120 in all),
+    // so 60 in all means they share one. Which instance the 60 land on is a race, so it is not asserted.
+    for (const instance of [0, 1]) {
+      expect(responses.filter((r) => r.instance === instance && (r.status === 200 || r.status === 429))).toHaveLength(500);
+    }
     expect(refused.every((r) => r.code === 'rate_limited' || r.code === 'api_key_banned')).toBe(true);
     expect(refused.every((r) => Number(r.retryAfter) >= 1)).toBe(true);
     expect(new Set(responses.map((r) => r.limit))).toEqual(new Set(['60']));
