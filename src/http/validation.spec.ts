@@ -1,0 +1,83 @@
+import { IsInt, IsString, Min } from 'class-validator';
+import { InvalidInputError } from '../errors/domain-error';
+import { createValidationPipe, JsonObjectBodyPipe, ParseIdPipe, parseDecimal, ValidatedByOwnPipe } from './validation';
+
+/** A DTO as a new route would declare one: the global pipe is what checks it. */
+class NewThingDto {
+  @IsString()
+  name: string;
+
+  @IsInt()
+  @Min(1)
+  count: number;
+}
+
+@ValidatedByOwnPipe()
+class CheckedElsewhere {
+  anything: unknown;
+}
+
+const asBody = (metatype: unknown) => ({ type: 'body' as const, metatype: metatype as never, data: undefined });
+
+describe('the global validation pipe', () => {
+  const pipe = createValidationPipe();
+
+  it('hands a valid body to the route as an instance of its DTO', async () => {
+    const value = await pipe.transform({ name: 'crate', count: 2 }, asBody(NewThingDto));
+    expect(value).toBeInstanceOf(NewThingDto);
+    expect(value).toEqual({ name: 'crate', count: 2 });
+  });
+
+  it('refuses a number sent as a string, with a message that names the field', async () => {
+    const refusal = pipe.transform({ name: 'crate', count: '2' }, asBody(NewThingDto));
+    await expect(refusal).rejects.toBeInstanceOf(InvalidInputError);
+    // One message per field (the first rule it breaks), fields joined by '; '.
+    await expect(refusal).rejects.toThrow(/^count [^;]+$/);
+  });
+
+  it('refuses unknown fields', async () => {
+    await expect(pipe.transform({ name: 'crate', count: 2, colour: 'red' }, asBody(NewThingDto))).rejects.toThrow(
+      new InvalidInputError('property colour should not exist'),
+    );
+  });
+
+  it('leaves a class marked @ValidatedByOwnPipe to its own pipe', async () => {
+    const raw = { whatever: [1, 2] };
+    await expect(pipe.transform(raw, asBody(CheckedElsewhere))).resolves.toBe(raw);
+  });
+
+  it('does not convert path and query strings to numbers', async () => {
+    await expect(pipe.transform('1e0', { type: 'param', metatype: Number, data: 'petId' })).resolves.toBe('1e0');
+  });
+});
+
+describe('JsonObjectBodyPipe', () => {
+  const pipe = new JsonObjectBodyPipe();
+
+  it.each([undefined, null, [], 'text', 5])('refuses a body of %p', (body) => {
+    expect(() => pipe.transform(body, asBody(Object))).toThrow(new InvalidInputError('Request body must be a JSON object'));
+  });
+
+  it('passes objects, and leaves other parameters alone', () => {
+    const body = { name: 'Rex' };
+    expect(pipe.transform(body, asBody(Object))).toBe(body);
+    expect(pipe.transform(null, { type: 'query', metatype: Object, data: undefined })).toBeNull();
+  });
+});
+
+describe('ids and decimals', () => {
+  const pipe = new ParseIdPipe();
+  const petId = { type: 'param' as const, metatype: Number, data: 'petId' };
+
+  it('reads plain decimal digits only', () => {
+    expect(parseDecimal('0042')).toBe(42);
+    for (const text of ['1e0', '0x1', '+1', ' 1', '1.0', '', '12345678901234567', 5]) expect(parseDecimal(text)).toBeNaN();
+  });
+
+  it('turns a path id into a number from 1 to 2^53 - 1, naming the parameter otherwise', () => {
+    expect(pipe.transform('9007199254740991', petId)).toBe(9007199254740991);
+    for (const text of ['0', '9007199254740992', '1e0', 'abc']) {
+      expect(() => pipe.transform(text, petId)).toThrow(new InvalidInputError('petId must be an integer from 1 to 9007199254740991'));
+    }
+  });
+});
