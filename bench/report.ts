@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoadFigures } from './load';
+import type { ObservedLoad } from './servers';
 import { Comparison, MedianFigures, ScaleRatio, ScaleRow, Verdict } from './summary';
 
 const num = (value: number | undefined, digits = 0) =>
@@ -22,7 +23,7 @@ function figureCells(f: MedianFigures): string[] {
   return [num(f.reqPerSec), num(f.p50Ms, 1), num(f.p99Ms, 1), num(f.errors), num(f.non2xx), num(f.peakRssMb), num(f.cpuUsPerRequest)];
 }
 
-export function progressLine(prefix: string, f: LoadFigures, observed: { peakRssMb?: number; cpuUsPerRequest?: number; stealShare?: number }): string {
+export function progressLine(prefix: string, f: LoadFigures, observed: Omit<ObservedLoad, 'result'>): string {
   const trouble = f.errors || f.non2xx ? `  errors ${f.errors}  non-2xx ${f.non2xx}` : '';
   const cpu = observed.cpuUsPerRequest === undefined ? '' : `  CPU ${num(observed.cpuUsPerRequest)} µs/req`;
   const steal = observed.stealShare === undefined ? '' : `  steal ${num(observed.stealShare * 100)}%`;

@@ -2,8 +2,8 @@ import { Injectable, PipeTransform } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { InvalidInputError } from '../../../errors/domain-error';
 import { isPositiveSafeInteger, MAX_ID, ValidatedByOwnPipe } from '../../../http/validation';
-import { MAX_PET_NAME_LENGTH, NewPet } from '../../domain/pet';
-import { DEFAULT_PET_STATUS, isPetStatus, PET_STATUSES } from '../../domain/pet-status';
+import { MAX_PET_NAME_LENGTH } from '../../domain/pet';
+import { DEFAULT_PET_STATUS, isPetStatus, PET_STATUSES, PetStatus } from '../../domain/pet-status';
 import { ID_SCHEMA, PET_NAME_SCHEMA, PET_STATUS_SCHEMA } from './pet.response.dto';
 
 /** The body of `POST /v1/pets` as the API document describes it; parseCreatePetBody enforces it. */
@@ -17,7 +17,7 @@ export class CreatePetDto {
   categoryId: number;
 
   @ApiPropertyOptional({ ...PET_STATUS_SCHEMA, default: DEFAULT_PET_STATUS })
-  status?: NewPet['status'];
+  status?: PetStatus;
 }
 
 const KNOWN = new Set(['name', 'categoryId', 'status']);
@@ -52,7 +52,7 @@ export function parseCreatePetBody(body: Record<string, unknown>): CreatePetDto 
   else if (!isPositiveSafeInteger(categoryId)) problems.push(CATEGORY_MESSAGE);
   if (status !== undefined && !isPetStatus(status)) problems.push(STATUS_MESSAGE);
   if (problems.length) throw new InvalidInputError(problems.join('; '));
-  return { name: name as string, categoryId: categoryId as number, status: status as NewPet['status'] };
+  return { name: name as string, categoryId: categoryId as number, status: status as PetStatus | undefined };
 }
 
 @Injectable()
