@@ -2,12 +2,15 @@
  * The reference the service is measured against: bare Fastify doing the same
  * work per request with the same drivers (a key hash looked up in a Map, one
  * in-memory counter, the same SQL, the same JSON and headers), and nothing else.
- * Self-contained on purpose: it imports no service code.
+ * Its SQLite queries wait for the event loop's check phase, as the service's do
+ * (src/database/query-scheduling.ts), so that the ratio measures the stack and
+ * not that scheduling. Self-contained on purpose: it imports no service code.
  *
  * Environment: PORT, HOST, DATABASE_URL, and BENCH_API_KEY (absent: no key check).
  */
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import Fastify, { FastifyReply, FastifyRequest } from 'fastify';
 import { createPool } from 'mysql2/promise';
 
@@ -38,9 +41,18 @@ function openStore(url: string): Store {
     const byId = db.prepare(SQL.byId);
     const insert = db.prepare(SQL.insert);
     return {
-      page: async (status, afterId, limit) => (status ? pageByStatus.all(status, afterId, limit) : page.all(afterId, limit)) as Row[],
-      byId: async (id) => byId.get(id) as Row | undefined,
-      insert: async (name, categoryId, status) => Number(insert.run(name, categoryId, status).lastInsertRowid),
+      page: async (status, afterId, limit) => {
+        await nextTurn();
+        return (status ? pageByStatus.all(status, afterId, limit) : page.all(afterId, limit)) as Row[];
+      },
+      byId: async (id) => {
+        await nextTurn();
+        return byId.get(id) as Row | undefined;
+      },
+      insert: async (name, categoryId, status) => {
+        await nextTurn();
+        return Number(insert.run(name, categoryId, status).lastInsertRowid);
+      },
     };
   }
   const pool = createPool({
