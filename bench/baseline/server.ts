@@ -3,7 +3,7 @@
  * work per request with the same drivers (a key hash looked up in a Map, one
  * in-memory counter, the same SQL, the same JSON and headers), and nothing else.
  * Its SQLite queries wait for the event loop's check phase, as the service's do
- * (src/database/query-scheduling.ts), so that the ratio measures the stack and
+ * (src/database/sql-runner.ts), so that the ratio measures the stack and
  * not that scheduling. Self-contained on purpose: it imports no service code.
  *
  * Environment: PORT, HOST, DATABASE_URL, and BENCH_API_KEY (absent: no key check).

@@ -1,10 +1,13 @@
-import { Logger, Module } from '@nestjs/common';
+import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { createDataSourceOptions } from './database-options';
 import { runMigrations } from './run-migrations';
+import { SqlRunner } from './sql-runner';
 
+/** The DataSource, migrated before the first request, and the SqlRunner for hot-path queries. */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -19,5 +22,7 @@ import { runMigrations } from './run-migrations';
       },
     }),
   ],
+  providers: [SqlRunner],
+  exports: [SqlRunner],
 })
 export class DatabaseModule {}

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { types } from 'node:util';
 import { DomainError } from './domain-error';
 import { ErrorBody, errorBody, ErrorCode } from './error-code';
 import { noteErrorCode } from './sent-error-code';
@@ -57,8 +58,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const cause = replacement ?? exception;
     const body = this.toErrorBody(cause);
     if (body.status >= 500 && body.code !== 'service_unavailable') {
-      // The request id ties the stack to the request's own log line.
-      this.logger.error({ requestId: request.id }, cause instanceof Error ? (cause.stack ?? cause.message) : String(cause));
+      // The request id ties the stack to the request's own log line. isNativeError, not instanceof: a
+      // driver's native code may throw errors made in another V8 context (better-sqlite3 under jest's).
+      this.logger.error({ requestId: request.id }, types.isNativeError(cause) ? (cause.stack ?? cause.message) : String(cause));
     }
     noteErrorCode(reply, body.code);
     this.adapterHost.httpAdapter.reply(reply, body, body.status);
