@@ -22,7 +22,7 @@ interface SqliteConnection {
  * - SQLite (better-sqlite3, which answers synchronously, on the event loop
  *   itself): each statement is prepared once on TypeORM's connection and run
  *   directly, without TypeORM's per-query logger calls, subscriber broadcast
- *   and four awaits (about 4 of a get's 54 µs of CPU; README, "Performance").
+ *   and four awaits (3 to 4 of a get's 54 µs of CPU; README, "Performance").
  *   Every query also waits for the loop's check phase (setImmediate). Run
  *   inline, a query would make the server read, query and answer one request
  *   before it reads the next; deferred, every request that has arrived is read
