@@ -10,17 +10,18 @@ import { hashApiKeySecret, hashesMatch, looksLikeApiKeySecret } from '../domain/
 export const KEY_CACHE_TTL_MS = 4_000;
 export const KEY_CACHE_MAX_ENTRIES = 10_000;
 
-const NO_KEY: Promise<ApiKey | null> = Promise.resolve(null);
-
 interface CacheEntry {
   readonly expiresAt: number;
-  readonly key: Promise<ApiKey | null>;
+  /** The lookup while it runs, then its answer. */
+  key: ApiKey | null | Promise<ApiKey | null>;
 }
 
 /**
  * Turns a bearer token into an active ApiKey, or null. Keys are looked up by
  * hash and cached briefly in a bounded map, so the hot path costs no query;
- * concurrent requests with the same key share one lookup.
+ * concurrent requests with the same key share one lookup. A cached answer is
+ * given at once rather than as a promise, so a request whose key is known
+ * waits for nothing.
  */
 @Injectable()
 export class ApiKeyAuthenticator {
@@ -29,28 +30,31 @@ export class ApiKeyAuthenticator {
 
   constructor(private readonly keys: ApiKeyRepository) {}
 
-  /** Not async: a cached key is handed back as the very promise stored, without wrapping it in another. */
-  authenticate(token: string): Promise<ApiKey | null> {
-    if (!looksLikeApiKeySecret(token)) return NO_KEY;
+  /** The cached answer itself when there is one; a promise only while the store is asked. */
+  authenticate(token: string): ApiKey | null | Promise<ApiKey | null> {
+    if (!looksLikeApiKeySecret(token)) return null;
     const hash = hashApiKeySecret(token);
     const now = this.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.key;
-    const key = this.lookup(hash);
-    this.remember(hash, { expiresAt: now + KEY_CACHE_TTL_MS, key });
-    return key;
+    const entry: CacheEntry = { expiresAt: now + KEY_CACHE_TTL_MS, key: null };
+    const lookup = this.lookup(hash).then(
+      (key) => (entry.key = key),
+      (error: unknown) => {
+        // A failed lookup must not be remembered as "no such key".
+        if (this.cache.get(hash) === entry) this.cache.delete(hash);
+        throw error;
+      },
+    );
+    entry.key = lookup;
+    this.remember(hash, entry);
+    return lookup;
   }
 
   private async lookup(hash: string): Promise<ApiKey | null> {
-    try {
-      const found = await this.keys.findByHash(hash);
-      if (!found || found.key.revokedAt || !hashesMatch(found.keyHash, hash)) return null;
-      return found.key;
-    } catch (error) {
-      // A failed lookup must not be remembered as "no such key".
-      this.cache.delete(hash);
-      throw error;
-    }
+    const found = await this.keys.findByHash(hash);
+    if (!found || found.key.revokedAt || !hashesMatch(found.keyHash, hash)) return null;
+    return found.key;
   }
 
   private remember(hash: string, entry: CacheEntry): void {

@@ -1,21 +1,31 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { HttpArgumentsHost } from '@nestjs/common/interfaces';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isApiRequest } from '../../http/api-route';
+import { ApiKey } from '../domain/api-key';
 import { UnauthorizedError } from '../domain/api-key.errors';
 import { CallerResolver } from './caller-resolver';
 
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"';
 
-/** Every `/v1` operation needs an active API key; the 401 never says why one was refused. */
+/**
+ * Every `/v1` operation needs an active API key; the 401 never says why one was refused.
+ * A key already verified is answered at once, so Nest awaits nothing for it.
+ */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   constructor(private readonly callers: CallerResolver) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     if (!isApiRequest(request)) return true;
-    if (await this.callers.resolve(request)) return true;
+    const caller = this.callers.resolve(request);
+    return caller instanceof Promise ? caller.then((key) => this.admit(key, http)) : this.admit(caller, http);
+  }
+
+  private admit(key: ApiKey | null, http: HttpArgumentsHost): boolean {
+    if (key) return true;
     http.getResponse<FastifyReply>().header('WWW-Authenticate', WWW_AUTHENTICATE);
     throw new UnauthorizedError();
   }

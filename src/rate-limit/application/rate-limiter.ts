@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeysService } from '../../auth/application/api-keys.service';
+import type { ApiKey } from '../../auth/domain/api-key';
 import type { PlanLimits } from '../../auth/domain/plan';
 import { CallerResolver } from '../../auth/http/caller-resolver';
 import { AppConfig } from '../../config/app-config';
 import { DomainError } from '../../errors/domain-error';
 import { UnroutedRequestHook } from '../../errors/unrouted-request.hook';
 import { isApiRequest } from '../../http/api-route';
-import { BanPolicy, RateLimitStore, WindowName, WindowSpec } from '../domain/rate-limit-store';
+import { BanPolicy, RateLimitDecision, RateLimitStore, WindowName, WindowSpec } from '../domain/rate-limit-store';
 import { ApiKeyBannedError, RateLimitedError } from '../domain/rate-limit.errors';
 import { writeRateLimitHeaders } from '../http/rate-limit-headers';
 
@@ -20,14 +21,16 @@ export interface WindowDefinition {
   readonly anonymousLimit: number;
 }
 
-const ENFORCED = Symbol('animal-store.rate-limit');
+const COUNTED = Symbol('animal-store.rate-limit');
 
-type RequestWithEnforcement = FastifyRequest & { [ENFORCED]?: Promise<void> };
+type RequestWithCount = FastifyRequest & { [COUNTED]?: true };
 
 /**
  * Counts every `/v1` request once against its caller: the API key (its plan's or
  * its own limits), or the client address with the Free plan's numbers when no
  * valid key came. Writes the headers and throws when the request is refused.
+ * With a known key and counters in memory it all happens at once; a promise
+ * comes back only when the key or the counters must be fetched.
  */
 @Injectable()
 export class RateLimiter implements UnroutedRequestHook {
@@ -48,15 +51,20 @@ export class RateLimiter implements UnroutedRequestHook {
     this.anonymousWindows = windows.map(({ name, durationMs, anonymousLimit }) => ({ name, durationMs, limit: anonymousLimit }));
   }
 
-  /** Idempotent per request: a guard and the error filter may both ask. */
-  enforce(request: FastifyRequest, reply: FastifyReply, tracker?: string): Promise<void> {
-    const memo = request as RequestWithEnforcement;
-    memo[ENFORCED] ??= this.consume(request, reply, tracker);
-    return memo[ENFORCED];
+  /**
+   * Counts the request against its caller; refused, it throws (or rejects).
+   * Only the first call counts: a guard and the error filter may both ask.
+   */
+  enforce(request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+    const memo = request as RequestWithCount;
+    if (memo[COUNTED]) return;
+    memo[COUNTED] = true;
+    const caller = this.callers.resolve(request);
+    return caller instanceof Promise ? caller.then((key) => this.count(request, reply, key)) : this.count(request, reply, caller);
   }
 
   async beforeErrorReply(request: FastifyRequest, reply: FastifyReply): Promise<DomainError | undefined> {
-    if (!isApiRequest(request) || (request as RequestWithEnforcement)[ENFORCED]) return undefined;
+    if (!isApiRequest(request) || (request as RequestWithCount)[COUNTED]) return undefined;
     try {
       await this.enforce(request, reply);
       return undefined;
@@ -66,19 +74,12 @@ export class RateLimiter implements UnroutedRequestHook {
     }
   }
 
-  /** `key:<id>` for a valid key, `ip:<address>` otherwise: one quota per caller across every route. */
-  async trackerOf(request: FastifyRequest): Promise<string> {
-    const key = await this.callers.resolve(request);
-    return key ? `key:${key.id}` : `ip:${request.ip}`;
-  }
-
-  private async consume(request: FastifyRequest, reply: FastifyReply, tracker?: string): Promise<void> {
-    const key = await this.callers.resolve(request);
+  /** Counts against `key:<id>` for a valid key, `ip:<address>` otherwise: one quota per caller across every route. */
+  private count(request: FastifyRequest, reply: FastifyReply, key: ApiKey | null): void | Promise<void> {
+    const tracker = key ? `key:${key.id}` : `ip:${request.ip}`;
     const windows = key ? this.windowsOf(this.keys.limitsOf(key)) : this.anonymousWindows;
-    const decision = await this.store.consume(tracker ?? (await this.trackerOf(request)), windows, this.banPolicy, this.now());
-    writeRateLimitHeaders(reply, decision);
-    if (decision.banned) throw new ApiKeyBannedError(decision.retryAfterSeconds);
-    if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
+    const decision = this.store.consume(tracker, windows, this.banPolicy, this.now());
+    return decision instanceof Promise ? decision.then((settled) => answer(reply, settled)) : answer(reply, decision);
   }
 
   private windowsOf(plan: PlanLimits): readonly WindowSpec[] {
@@ -89,4 +90,11 @@ export class RateLimiter implements UnroutedRequestHook {
     }
     return windows;
   }
+}
+
+/** Writes the decision's headers; a refusal is thrown as the error the filter answers. */
+function answer(reply: FastifyReply, decision: RateLimitDecision): void {
+  writeRateLimitHeaders(reply, decision);
+  if (decision.banned) throw new ApiKeyBannedError(decision.retryAfterSeconds);
+  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
 }

@@ -48,6 +48,14 @@ export interface RateLimitDecision {
 }
 
 export abstract class RateLimitStore {
-  /** Checks and, when accepted, counts one request of `key`, atomically. */
-  abstract consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): Promise<RateLimitDecision>;
+  /**
+   * Checks and, when accepted, counts one request of `key`, atomically. A store
+   * in this process answers at once; one across the network answers a promise.
+   */
+  abstract consume(
+    key: string,
+    windows: readonly WindowSpec[],
+    policy: BanPolicy,
+    nowMs: number,
+  ): RateLimitDecision | Promise<RateLimitDecision>;
 }

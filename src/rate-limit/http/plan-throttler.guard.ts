@@ -12,16 +12,21 @@ import { isApiRequest } from '../../http/api-route';
 import { RateLimiter } from '../application/rate-limiter';
 
 /**
- * @nestjs/throttler's guard, extended for the specification's plans:
- * - the tracker is the caller (API key id, else client address) and the key
- *   leaves the route out, so a caller has one quota across the whole API;
+ * @nestjs/throttler's guard, extended for the specification's plans. Its
+ * canActivate hands each `/v1` request to the RateLimiter, where:
+ * - the tracker is the caller (API key id, else client address), without the
+ *   route, so a caller has one quota across the whole API;
  * - limits follow the caller's plan, resolved once per request;
  * - both windows are checked and counted in one atomic step of the
  *   RateLimitStore, because the library's per-window storage calls would count
  *   a request in the minute window that the day window then refuses;
  * - the library's own headers are off (`setHeaders: false`); the
  *   specification's are written by writeRateLimitHeaders.
+ * With a known key and counters in memory the limiter answers at once, and
+ * the guard hands back one promise made at start rather than a new one.
  */
+const ALLOWED = Promise.resolve(true);
+
 @Injectable()
 export class PlanThrottlerGuard extends ThrottlerGuard {
   constructor(
@@ -33,25 +38,15 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     super(options, storage, reflector);
   }
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (await this.shouldSkip(context)) return true;
-    const { req, res } = this.getRequestResponse(context) as { req: FastifyRequest; res: FastifyReply };
-    const tracker = await this.getTracker(req);
-    await this.limiter.enforce(req, res, this.generateKey(context, tracker, 'all'));
-    return true;
-  }
-
   /** Only the versioned interface is limited; health, metrics and docs are not. */
-  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return !isApiRequest(context.switchToHttp().getRequest<FastifyRequest>());
-  }
-
-  protected override getTracker(req: Record<string, any>): Promise<string> {
-    return this.limiter.trackerOf(req as FastifyRequest);
-  }
-
-  /** The caller alone, without the route or the window name: one quota for the whole API. */
-  protected override generateKey(_context: ExecutionContext, tracker: string, _window: string): string {
-    return tracker;
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    const { req, res } = this.getRequestResponse(context) as { req: FastifyRequest; res: FastifyReply };
+    if (!isApiRequest(req)) return ALLOWED;
+    try {
+      const counted = this.limiter.enforce(req, res);
+      return counted instanceof Promise ? counted.then(() => true) : ALLOWED;
+    } catch (refused) {
+      return Promise.reject(refused);
+    }
   }
 }

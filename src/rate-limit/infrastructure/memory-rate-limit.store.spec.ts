@@ -10,40 +10,46 @@ const WINDOWS: WindowSpec[] = [
 const POLICY: BanPolicy = { banAfterRejections: 1, banMs: 30 * MINUTE };
 
 describe('MemoryRateLimitStore', () => {
-  it('drops keys whose windows have all ended', async () => {
+  it('answers the decision itself, not a promise: a request counted in memory waits for nothing', () => {
+    const decision = new MemoryRateLimitStore().consume('a', WINDOWS, POLICY, T0);
+    expect(decision).not.toBeInstanceOf(Promise);
+    expect(decision).toMatchObject({ allowed: true, binding: { name: 'minute', remaining: 1 } });
+  });
+
+  it('drops keys whose windows have all ended', () => {
     const store = new MemoryRateLimitStore({ sweepEveryMs: MINUTE });
-    await store.consume('a', WINDOWS, POLICY, T0);
-    await store.consume('b', WINDOWS, POLICY, T0 + 5 * MINUTE);
+    store.consume('a', WINDOWS, POLICY, T0);
+    store.consume('b', WINDOWS, POLICY, T0 + 5 * MINUTE);
     expect(store.size).toBe(2);
-    await store.consume('c', WINDOWS, POLICY, T0 + 10 * MINUTE);
+    store.consume('c', WINDOWS, POLICY, T0 + 10 * MINUTE);
     expect(store.size).toBe(2);
-    await store.consume('d', WINDOWS, POLICY, T0 + 20 * MINUTE);
+    store.consume('d', WINDOWS, POLICY, T0 + 20 * MINUTE);
     expect(store.size).toBe(1);
   });
 
-  it('keeps a banned key until its ban ends, even after its windows have', async () => {
+  it('keeps a banned key until its ban ends, even after its windows have', () => {
     const store = new MemoryRateLimitStore({ sweepEveryMs: MINUTE });
-    for (let i = 0; i < 4; i += 1) await store.consume('flooder', WINDOWS, POLICY, T0);
-    await store.consume('other', WINDOWS, POLICY, T0 + 20 * MINUTE);
-    await expect(store.consume('flooder', WINDOWS, POLICY, T0 + 20 * MINUTE)).resolves.toMatchObject({ banned: true });
-    await store.consume('other', WINDOWS, POLICY, T0 + 30 * MINUTE);
+    for (let i = 0; i < 4; i += 1) store.consume('flooder', WINDOWS, POLICY, T0);
+    store.consume('other', WINDOWS, POLICY, T0 + 20 * MINUTE);
+    expect(store.consume('flooder', WINDOWS, POLICY, T0 + 20 * MINUTE)).toMatchObject({ banned: true });
+    store.consume('other', WINDOWS, POLICY, T0 + 30 * MINUTE);
     expect(store.size).toBe(1);
-    await expect(store.consume('flooder', WINDOWS, POLICY, T0 + 30 * MINUTE)).resolves.toMatchObject({ allowed: true });
+    expect(store.consume('flooder', WINDOWS, POLICY, T0 + 30 * MINUTE)).toMatchObject({ allowed: true });
   });
 
-  it('stays under its cap when flooded with distinct keys, evicting the least recently counted first', async () => {
+  it('stays under its cap when flooded with distinct keys, evicting the least recently counted first', () => {
     const store = new MemoryRateLimitStore({ maxKeys: 100 });
-    await store.consume('regular', WINDOWS, POLICY, T0);
+    store.consume('regular', WINDOWS, POLICY, T0);
     for (let i = 0; i < 1_000; i += 1) {
-      await store.consume(`flood-${i}`, WINDOWS, POLICY, T0 + 1);
-      if (i % 50 === 0) await store.consume('regular', WINDOWS, { ...POLICY, banAfterRejections: 10_000 }, T0 + 1);
+      store.consume(`flood-${i}`, WINDOWS, POLICY, T0 + 1);
+      if (i % 50 === 0) store.consume('regular', WINDOWS, { ...POLICY, banAfterRejections: 10_000 }, T0 + 1);
       expect(store.size).toBeLessThanOrEqual(100);
     }
     expect(store.size).toBeGreaterThanOrEqual(90);
     // Still remembered: counted recently enough, so its minute is used up.
-    await expect(store.consume('regular', WINDOWS, POLICY, T0 + 2)).resolves.toMatchObject({ allowed: false });
+    expect(store.consume('regular', WINDOWS, POLICY, T0 + 2)).toMatchObject({ allowed: false });
     // Evicted long ago: a fresh key again.
-    await expect(store.consume('flood-0', WINDOWS, POLICY, T0 + 2)).resolves.toMatchObject({
+    expect(store.consume('flood-0', WINDOWS, POLICY, T0 + 2)).toMatchObject({
       allowed: true,
       binding: { name: 'minute', remaining: 1 },
     });
@@ -51,7 +57,7 @@ describe('MemoryRateLimitStore', () => {
 
   it('forgets everything on close', async () => {
     const store = new MemoryRateLimitStore();
-    await store.consume('a', WINDOWS, POLICY, T0);
+    store.consume('a', WINDOWS, POLICY, T0);
     await store.close();
     expect(store.size).toBe(0);
   });
