@@ -12,9 +12,13 @@ interface SqliteStatement {
 interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
 }
-/** What the runner uses of the mysql2 pool that TypeORM's MySQL driver keeps. */
-interface MysqlPool {
+/** What the runner uses of the mysql2 pool that TypeORM's MySQL driver keeps, and of its connections. */
+interface PooledConnection {
   query(sql: string, values: unknown[], callback: (error: Error | null, result: unknown) => void): void;
+  release(): void;
+}
+interface MysqlPool {
+  getConnection(callback: (error: Error | null, connection: PooledConnection) => void): void;
 }
 
 /**
@@ -22,13 +26,15 @@ interface MysqlPool {
  * answers as `DataSource.query` does: the rows of a read; for a write, the
  * driver's result (mysql2's header with `insertId`) or, on SQLite, the new rowid.
  *
- * - MySQL: straight to the mysql2 pool that TypeORM's driver made (same
- *   connections, same options), which takes a connection, runs the query and
- *   gives the connection back in one call. `DataSource.query` would first make
- *   a QueryRunner, a promise wrapper around the connection and a copy of the
- *   rows, log and broadcast, and wait for subscribers: about 12 µs of CPU a
- *   get (README, "Performance"). Errors are the driver's own, not wrapped in
- *   TypeORM's QueryFailedError.
+ * - MySQL: on a connection of the mysql2 pool that TypeORM's driver made (same
+ *   connections, same options), given back as soon as the answer is in.
+ *   `DataSource.query` would also make a QueryRunner, a promise wrapper around
+ *   the connection and a copy of the rows, log, broadcast and wait for
+ *   subscribers: a fifth of a get's CPU (README, "Performance"). The query is
+ *   built only once a connection is free; mysql2's `pool.query` builds it
+ *   first, and under load the queued queries lived long enough to be promoted
+ *   to the old generation: 100 MB more RSS. Errors are the driver's own, not
+ *   wrapped in TypeORM's QueryFailedError.
  * - SQLite (better-sqlite3, which answers synchronously, on the event loop
  *   itself): each statement is prepared once on TypeORM's connection and run
  *   directly, without TypeORM's per-query logger calls, subscriber broadcast
@@ -61,7 +67,21 @@ export class SqlRunner {
   private onPool<T>(sql: string, parameters: unknown[]): Promise<T> {
     // Read at each query: a DataSource initialized again has a new pool.
     const { pool } = this.dataSource.driver as unknown as { pool: MysqlPool };
-    return new Promise<T>((resolve, reject) => pool.query(sql, parameters, (error, result) => (error ? reject(error) : resolve(result as T))));
+    return new Promise<T>((resolve, reject) =>
+      pool.getConnection((unavailable, connection) => {
+        if (unavailable) return reject(unavailable);
+        const answer = (error: Error | null, result?: unknown) => {
+          connection.release();
+          if (error) reject(error);
+          else resolve(result as T);
+        };
+        try {
+          connection.query(sql, parameters, answer);
+        } catch (error) {
+          answer(error as Error);
+        }
+      }),
+    );
   }
 
   private async onSqlite<T>(sql: string, parameters: unknown[]): Promise<T> {
