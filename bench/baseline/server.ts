@@ -2,9 +2,10 @@
  * The reference the service is measured against: bare Fastify doing the same
  * work per request with the same drivers (a key hash looked up in a Map, one
  * in-memory counter, the same SQL, the same JSON and headers), and nothing else.
- * Its SQLite queries wait for the event loop's check phase, as the service's do
- * (src/database/sql-runner.ts), so that the ratio measures the stack and
- * not that scheduling. Self-contained on purpose: it imports no service code.
+ * Its SQLite queries wait for the event loop's check phase, and its MySQL
+ * queries take a pool connection before the query is built, as the service's
+ * do (src/database/sql-runner.ts), so that the ratio measures the stack and
+ * not those choices. Self-contained on purpose: it imports no service code.
  *
  * Environment: PORT, HOST, DATABASE_URL, and BENCH_API_KEY (absent: no key check).
  */
@@ -12,7 +13,7 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import Fastify, { FastifyReply, FastifyRequest } from 'fastify';
-import { createPool } from 'mysql2/promise';
+import { createPool } from 'mysql2';
 
 type Row = { id: number; name: string; categoryId: number; status: string };
 
@@ -63,11 +64,21 @@ function openStore(url: string): Store {
     supportBigNumbers: true,
     bigNumberStrings: false,
   });
+  const query = <T>(sql: string, values: unknown[]) =>
+    new Promise<T>((resolve, reject) =>
+      pool.getConnection((unavailable, connection) => {
+        if (unavailable) return reject(unavailable);
+        connection.query(sql, values, (error, result) => {
+          connection.release();
+          if (error) reject(error);
+          else resolve(result as T);
+        });
+      }),
+    );
   return {
-    page: async (status, afterId, limit) =>
-      (await pool.query(status ? SQL.pageByStatus : SQL.page, status ? [status, afterId, limit] : [afterId, limit]))[0] as Row[],
-    byId: async (id) => ((await pool.query(SQL.byId, [id]))[0] as Row[])[0],
-    insert: async (name, categoryId, status) => Number(((await pool.query(SQL.insert, [name, categoryId, status]))[0] as { insertId: number }).insertId),
+    page: (status, afterId, limit) => query<Row[]>(status ? SQL.pageByStatus : SQL.page, status ? [status, afterId, limit] : [afterId, limit]),
+    byId: async (id) => (await query<Row[]>(SQL.byId, [id]))[0],
+    insert: async (name, categoryId, status) => Number((await query<{ insertId: number }>(SQL.insert, [name, categoryId, status])).insertId),
   };
 }
 
