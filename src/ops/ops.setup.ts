@@ -22,7 +22,8 @@ export function configureOperations(app: NestFastifyApplication): void {
   const drain = app.get(RequestDrain);
   const rootLogger = app.get<symbol, PinoInstance>(ROOT_LOGGER);
   app.useLogger(app.get(Logger));
-  const security = securityHeaders();
+  // Lower-cased once here, as Fastify stores and sends header names, so that no request lower-cases twelve of them.
+  const security = securityHeaders().map(([name, value]) => [name.toLowerCase(), value] as const);
   app
     .getHttpAdapter()
     .getInstance()

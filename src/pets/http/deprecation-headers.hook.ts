@@ -36,9 +36,10 @@ export function registerDeprecationHeaders(fastify: FastifyInstance, config: App
   const deprecation = `@${config.deprecatedAt}`;
   fastify.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'GET' && request.routeOptions.url === GET_PET_ROUTE) {
-      reply.header('Deprecation', deprecation);
-      reply.header('Sunset', GET_PET_SUNSET);
-      reply.header('Link', `<${requestOrigin(request.raw, config.trustProxy)}/v1/pets>; rel="successor-version"`);
+      // Names lower-cased, as Fastify sends them: setting one then costs no toLowerCase.
+      reply.header('deprecation', deprecation);
+      reply.header('sunset', GET_PET_SUNSET);
+      reply.header('link', `<${requestOrigin(request.raw, config.trustProxy)}/v1/pets>; rel="successor-version"`);
     }
     done();
   });
