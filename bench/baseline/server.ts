@@ -2,6 +2,8 @@
  * The reference the service is measured against: bare Fastify doing the same
  * work per request with the same drivers (a key hash looked up in a Map, one
  * in-memory counter, the same SQL, the same JSON and headers), and nothing else.
+ * Its responses carry the service's headers, security headers and request id
+ * included, so the two send the same header lines (test/bench-baseline.e2e-spec.ts).
  * Its SQLite queries wait for the event loop's check phase, and its MySQL
  * queries take a pool connection before the query is built, as the service's
  * do (src/database/sql-runner.ts), so that the ratio measures the stack and
@@ -10,7 +12,7 @@
  * Environment: PORT, HOST, DATABASE_URL, and BENCH_API_KEY (absent: no key check).
  */
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import Fastify, { FastifyReply, FastifyRequest } from 'fastify';
 import { createPool } from 'mysql2';
@@ -87,6 +89,26 @@ const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
 const DEPRECATION = `@${Date.parse('2026-11-21T00:00:00Z') / 1000}`;
 const PER_MINUTE = 100_000_000;
 
+/** Helmet's headers as the service configures them (src/ops/security.ts), on every response. */
+const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  [
+    'content-security-policy',
+    "default-src 'self';base-uri 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;" +
+      "font-src 'self' data:;connect-src 'self';object-src 'none';frame-ancestors 'none';form-action 'self'",
+  ],
+  ['cross-origin-opener-policy', 'same-origin'],
+  ['cross-origin-resource-policy', 'same-origin'],
+  ['origin-agent-cluster', '?1'],
+  ['referrer-policy', 'no-referrer'],
+  ['strict-transport-security', 'max-age=31536000; includeSubDomains'],
+  ['x-content-type-options', 'nosniff'],
+  ['x-dns-prefetch-control', 'off'],
+  ['x-download-options', 'noopen'],
+  ['x-frame-options', 'DENY'],
+  ['x-permitted-cross-domain-policies', 'none'],
+  ['x-xss-protection', '0'],
+];
+
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const keyHashes = new Map<string, string>();
 if (process.env.BENCH_API_KEY) keyHashes.set(sha256(process.env.BENCH_API_KEY), 'bench');
@@ -103,9 +125,11 @@ function decodeCursor(cursor: string): number {
 }
 
 const store = openStore(process.env.DATABASE_URL ?? '');
-const app = Fastify({ bodyLimit: 16_384 });
+const app = Fastify({ bodyLimit: 16_384, genReqId: () => randomUUID() });
 
 app.addHook('onRequest', async (request, reply) => {
+  for (const [name, value] of SECURITY_HEADERS) reply.header(name, value);
+  reply.header('x-request-id', request.id);
   // Like the service: operational routes outside /v1 need no key and are not counted.
   if (!request.url.startsWith('/v1/')) return;
   let caller = request.ip;
@@ -113,7 +137,7 @@ app.addHook('onRequest', async (request, reply) => {
     const match = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
     const keyId = match ? keyHashes.get(sha256(match[1])) : undefined;
     if (!keyId) {
-      reply.header('WWW-Authenticate', 'Bearer realm="animal-store"');
+      reply.header('www-authenticate', 'Bearer realm="animal-store"');
       return fail(reply, 401, 'unauthorized', 'A valid API key is required');
     }
     caller = keyId;
@@ -123,9 +147,9 @@ app.addHook('onRequest', async (request, reply) => {
   let counter = counters.get(caller);
   if (!counter || counter.windowStart !== windowStart) counters.set(caller, (counter = { windowStart, count: 0 }));
   counter.count += 1;
-  reply.header('X-RateLimit-Limit', PER_MINUTE);
-  reply.header('X-RateLimit-Remaining', PER_MINUTE - counter.count);
-  reply.header('X-RateLimit-Reset', (windowStart + 60_000) / 1000);
+  reply.header('x-ratelimit-limit', PER_MINUTE);
+  reply.header('x-ratelimit-remaining', PER_MINUTE - counter.count);
+  reply.header('x-ratelimit-reset', (windowStart + 60_000) / 1000);
 });
 
 app.get('/healthz', async () => ({ status: 'ok' }));
@@ -143,15 +167,15 @@ app.get('/v1/pets', async (request, reply) => {
     const next = new URLSearchParams({ limit: String(limit) });
     if (query.status) next.set('status', query.status);
     next.set('cursor', Buffer.from(`p1.${pets[pets.length - 1].id}`).toString('base64url'));
-    reply.header('Link', `<${origin(request)}/v1/pets?${next}>; rel="next"`);
+    reply.header('link', `<${origin(request)}/v1/pets?${next}>; rel="next"`);
   }
   return pets;
 });
 
 app.get('/v1/pets/:petId', async (request, reply) => {
-  reply.header('Deprecation', DEPRECATION);
-  reply.header('Sunset', SUNSET);
-  reply.header('Link', `<${origin(request)}/v1/pets>; rel="successor-version"`);
+  reply.header('deprecation', DEPRECATION);
+  reply.header('sunset', SUNSET);
+  reply.header('link', `<${origin(request)}/v1/pets>; rel="successor-version"`);
   const { petId } = request.params as { petId: string };
   const id = /^\d{1,16}$/.test(petId) ? Number(petId) : NaN;
   if (!isId(id)) return fail(reply, 400, 'validation_failed', 'petId is invalid');

@@ -1,0 +1,124 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describeOnStore } from './support/describe-store';
+import { freePort } from './support/service-process';
+import { createTestApp, TestApp } from './support/test-app';
+
+/**
+ * `npm run bench` judges the service by its ratio to bench/baseline/server.ts,
+ * which is fair only while the baseline answers what the service answers. Both
+ * run here on one database and one key, and get the bench's four requests; each
+ * pair must match in status, body and header lines. Only values that differ by
+ * nature are compared by form: request ids, dates, the counters and limits of
+ * two different rate limiters, the port in links, and the id of a new pet.
+ */
+const ROOT = join(__dirname, '..');
+
+/** Headers whose values differ between two servers by nature, with the form both must have. */
+const BY_FORM: Record<string, RegExp> = {
+  'x-request-id': /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  date: /GMT$/,
+  'x-ratelimit-limit': /^\d+$/,
+  'x-ratelimit-remaining': /^\d+$/,
+  'x-ratelimit-reset': /^\d+$/,
+};
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: unknown;
+}
+
+async function call(origin: string, path: string, apiKey: string, body?: object): Promise<Answer> {
+  const response = await fetch(`${origin}${path}`, {
+    method: body ? 'POST' : 'GET',
+    headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body && JSON.stringify(body),
+  });
+  const headers: Record<string, string> = {};
+  // Links name the server's own port; the rest of the link must match.
+  response.headers.forEach((value, name) => (headers[name] = value.replace(origin, '<origin>')));
+  return { status: response.status, headers, body: await response.json() };
+}
+
+function expectSameAnswer(service: Answer, baseline: Answer): void {
+  expect(baseline.status).toBe(service.status);
+  expect(Object.keys(baseline.headers).sort()).toEqual(Object.keys(service.headers).sort());
+  for (const [name, value] of Object.entries(service.headers)) {
+    if (BY_FORM[name]) {
+      expect(value).toMatch(BY_FORM[name]);
+      expect(baseline.headers[name]).toMatch(BY_FORM[name]);
+    } else {
+      expect({ [name]: baseline.headers[name] }).toEqual({ [name]: value });
+    }
+  }
+}
+
+async function startBaseline(databaseUrl: string, apiKey: string): Promise<{ origin: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'bench/baseline/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, BENCH_API_KEY: apiKey },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let printed = '';
+  child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const origin = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    if (child.exitCode !== null) break;
+    if (await fetch(`${origin}/healthz`).then((r) => r.ok, () => false)) return { origin, child };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill();
+  throw new Error(`The baseline did not answer:\n${printed}`);
+}
+
+describeOnStore('the bench baseline answers as the service does', () => {
+  let testApp: TestApp;
+  let baseline: { origin: string; child: ChildProcess };
+  let service: string;
+
+  beforeAll(async () => {
+    testApp = await createTestApp();
+    await testApp.app.listen(0, '127.0.0.1');
+    const { port } = testApp.app.getHttpServer().address() as { port: number };
+    service = `http://127.0.0.1:${port}`;
+    for (let i = 1; i <= 45; i++) {
+      await testApp.client.post('/v1/pets', { name: `Pet ${i}`, categoryId: i, status: i % 3 ? 'available' : 'sold' });
+    }
+    baseline = await startBaseline(testApp.database.url, testApp.apiKey);
+  });
+
+  afterAll(async () => {
+    baseline?.child.kill();
+    await testApp?.close();
+  });
+
+  it('on get one pet: the same pet, deprecation headers and security headers', async () => {
+    const fromService = await call(service, '/v1/pets/7', testApp.apiKey);
+    expect(fromService.headers).toMatchObject({ deprecation: expect.any(String), 'x-frame-options': 'DENY' });
+    expectSameAnswer(fromService, await call(baseline.origin, '/v1/pets/7', testApp.apiKey));
+  });
+
+  it('on the first page: the same pets and the same link to the next page', async () => {
+    const fromService = await call(service, '/v1/pets?limit=20', testApp.apiKey);
+    expect(fromService.headers.link).toContain('rel="next"');
+    expectSameAnswer(fromService, await call(baseline.origin, '/v1/pets?limit=20', testApp.apiKey));
+  });
+
+  it('on a filtered page at a cursor: the same pets and link', async () => {
+    const first = await call(service, '/v1/pets?limit=5&status=sold', testApp.apiKey);
+    const next = /<<origin>(\/v1\/pets\?[^>]+)>/.exec(first.headers.link)![1];
+    const fromService = await call(service, next, testApp.apiKey);
+    expect(fromService.body).toHaveLength(5);
+    expectSameAnswer(fromService, await call(baseline.origin, next, testApp.apiKey));
+  });
+
+  it('on create: the same answer but for the new id', async () => {
+    const pet = { name: 'Rex', categoryId: 3 };
+    const fromService = await call(service, '/v1/pets', testApp.apiKey, pet);
+    const fromBaseline = await call(baseline.origin, '/v1/pets', testApp.apiKey, pet);
+    expect(fromBaseline.body).toEqual({ ...(fromService.body as object), id: (fromService.body as { id: number }).id + 1 });
+    expectSameAnswer(fromService, fromBaseline);
+  });
+});
