@@ -31,12 +31,13 @@ export const NEST_APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const
  * end-to-end specs both call it, so the tests exercise exactly what ships.
  */
 export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
-  registerJsonParser(app);
+  // First: these two give routes their own hooks as they are registered, the API docs' routes included.
+  configureOperations(app);
   registerDeprecationHeaders(app.getHttpAdapter().getInstance(), app.get(AppConfig));
+  registerJsonParser(app);
   app.enableVersioning({ type: VersioningType.URI });
   setupApiDocs(app);
   app.useGlobalPipes(new JsonObjectBodyPipe(), createValidationPipe());
-  configureOperations(app);
   return app;
 }
 

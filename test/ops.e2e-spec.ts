@@ -81,6 +81,13 @@ describeOnStore('operational endpoints', () => {
       expect(sample(after, histogram)).toBe(sample(before, histogram) + 1);
     });
 
+    it('counts requests to every route, those of the API document included, under their own template', async () => {
+      const series = 'http_requests_total{method="GET",route="/docs/openapi.json",status="200"}';
+      const before = sample(await metricsText(), series);
+      expect((await anonymous.get('/docs/openapi.json')).status).toBe(200);
+      expect(sample(await metricsText(), series)).toBe(before + 1);
+    });
+
     it('counts unknown paths under one route label, so labels cannot multiply', async () => {
       const series = 'http_requests_total{method="GET",route="unmatched",status="404"}';
       const before = sample(await metricsText(), series);

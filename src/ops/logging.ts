@@ -1,7 +1,6 @@
 import type { Params } from 'nestjs-pino';
 import { pino, DestinationStream, Logger as PinoInstance, stdTimeFunctions } from 'pino';
 import { AppConfig } from '../config/app-config';
-import { UNMATCHED_ROUTE } from './metrics';
 
 /** Where log lines go: stdout in the service, a buffer in specs that read them. */
 export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
@@ -59,11 +58,10 @@ export function createLoggerParams(root: PinoInstance): Params {
 interface FinishedRequest {
   readonly id: string;
   readonly method: string;
-  readonly routeOptions: { readonly url?: string };
 }
 
 /** One line per answered request: id, method, route template, status, duration; never headers or bodies. */
-export function logRequest(root: PinoInstance, request: FinishedRequest, status: number, elapsedMs: number): void {
+export function logRequest(root: PinoInstance, request: FinishedRequest, route: string, status: number, elapsedMs: number): void {
   const failed = status >= 500;
   const level = failed ? 'error' : 'info';
   if (!root.isLevelEnabled(level)) return;
@@ -71,7 +69,7 @@ export function logRequest(root: PinoInstance, request: FinishedRequest, status:
     {
       requestId: request.id,
       method: request.method,
-      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      route,
       status,
       durationMs: Math.round(elapsedMs),
     },

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { renderRequestMetrics, RouteRequests } from './request-metrics';
 
 /** The route label of requests that matched no route, so unknown paths cannot multiply series. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -7,38 +8,16 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** The error codes a 429 carries; anything else is counted under `other`. */
 const REJECTION_CODES = ['rate_limited', 'api_key_banned'] as const;
 
-export interface ObservedRequest {
-  readonly method: string;
-  /** The route template (`/v1/pets/:petId`), or undefined when no route matched. */
-  readonly route: string | undefined;
-  readonly status: number;
-  readonly durationSeconds: number;
-  /** The Error body's `code`, when the response was an error. */
-  readonly errorCode?: string;
-}
-
 /**
  * The service's Prometheus metrics, in a registry of its own per application
- * instance: several apps in one process (tests) never share or clash.
+ * instance: several apps in one process (tests) never share or clash. The
+ * request counter and duration histogram, observed on every request, are kept
+ * by RouteRequests and appended to the registry's output when scraped.
  */
 @Injectable()
 export class OpsMetrics {
   readonly registry = new Registry();
-
-  private readonly requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving a request to finishing its response, by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  private readonly requestsByRoute = new Map<string, RouteRequests>();
 
   private readonly rejections = new Counter({
     name: 'rate_limit_rejections_total',
@@ -59,13 +38,17 @@ export class OpsMetrics {
     REJECTION_CODES.forEach((code) => this.rejections.labels(code).inc(0));
   }
 
-  observeRequest({ method, route, status, durationSeconds, errorCode }: ObservedRequest): void {
-    const labels = { method, route: route ?? UNMATCHED_ROUTE, status: String(status) };
-    this.requests.inc(labels);
-    this.duration.observe(labels, durationSeconds);
-    if (status === 429) {
-      this.rejections.inc({ code: (REJECTION_CODES as readonly string[]).includes(errorCode ?? '') ? errorCode : 'other' });
-    }
+  /** The request counts of one route template, made on first use; undefined (no route matched) is `unmatched`. */
+  requestsTo(route: string | undefined): RouteRequests {
+    const label = route ?? UNMATCHED_ROUTE;
+    let requests = this.requestsByRoute.get(label);
+    if (!requests) this.requestsByRoute.set(label, (requests = new RouteRequests(label)));
+    return requests;
+  }
+
+  /** A 429 answered with this Error code; anything but the two rate-limit codes counts as `other`. */
+  countRejection(errorCode: string | undefined): void {
+    this.rejections.inc({ code: (REJECTION_CODES as readonly string[]).includes(errorCode ?? '') ? errorCode : 'other' });
   }
 
   countPetCreated(): void {
@@ -76,7 +59,7 @@ export class OpsMetrics {
     return this.registry.contentType;
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  async render(): Promise<string> {
+    return `${await this.registry.metrics()}\n${renderRequestMetrics(this.requestsByRoute.values())}`;
   }
 }

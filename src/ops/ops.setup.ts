@@ -1,12 +1,14 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoInstance } from 'pino';
 import { AppConfig } from '../config/app-config';
 import { errorBody } from '../errors/error-code';
 import { errorCodeSentOn } from '../errors/sent-error-code';
+import { hookList } from '../http/route-hooks';
 import { logRequest, ROOT_LOGGER } from './logging';
 import { OpsMetrics } from './metrics';
+import { RouteRequests } from './request-metrics';
 import { RequestDrain } from './request-drain';
 import { REQUEST_ID_HEADER } from './request-id';
 import { corsOptionsFor, securityHeaders } from './security';
@@ -14,7 +16,8 @@ import { corsOptionsFor, securityHeaders } from './security';
 /**
  * What operators rely on, wired into the HTTP server: logs through pino,
  * security headers, CORS, request metrics, and a 503 for requests that
- * arrive while the server drains at shutdown.
+ * arrive while the server drains at shutdown. Call it before any route is
+ * registered: each route gets its request line and metrics hook as it is added.
  */
 export function configureOperations(app: NestFastifyApplication): void {
   const config = app.get(AppConfig);
@@ -22,28 +25,41 @@ export function configureOperations(app: NestFastifyApplication): void {
   const drain = app.get(RequestDrain);
   const rootLogger = app.get<symbol, PinoInstance>(ROOT_LOGGER);
   app.useLogger(app.get(Logger));
+  const fastify = app.getHttpAdapter().getInstance();
   // Lower-cased once here, as Fastify stores and sends header names, so that no request lower-cases twelve of them.
   const security = securityHeaders().map(([name, value]) => [name.toLowerCase(), value] as const);
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRequest', (_request, reply, done) => {
-      // On Fastify's reply, like every other header: as long as nothing calls the Node response's
-      // setHeader, Node writes all of them in one pass instead of re-setting each one at writeHead.
-      for (const [name, value] of security) reply.header(name, value);
-      done();
-    });
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    // On Fastify's reply, like every other header: as long as nothing calls the Node response's
+    // setHeader, Node writes all of them in one pass instead of re-setting each one at writeHead.
+    for (const [name, value] of security) reply.header(name, value);
+    done();
+  });
   const cors = corsOptionsFor(config.corsOrigins);
   if (cors) app.enableCors(cors);
 
+  // Each route's own response hook knows its template (see hookList).
+  const observe =
+    (requests: RouteRequests): onResponseHookHandler =>
+    (request, reply, done) => {
+      const status = reply.statusCode;
+      logRequest(rootLogger, request, requests.route, status, reply.elapsedTime);
+      requests.observe(request.method, status, reply.elapsedTime / 1000);
+      if (status === 429) metrics.countRejection(errorCodeSentOn(reply));
+      done();
+    };
+  fastify.addHook('onRoute', (route) => {
+    route.onResponse = [...hookList(route.onResponse), observe(metrics.requestsTo(route.url))];
+  });
+  const observeUnmatched = observe(metrics.requestsTo(undefined));
+
   // In a plugin, so it runs after the security headers hook and a 503 answered here still carries them;
   // skip-override keeps the hooks on the root instance, as fastify-plugin would.
-  const requestHooks = async (fastify: FastifyInstance) => {
-    fastify.addHook('preClose', (done) => {
+  const requestHooks = async (instance: FastifyInstance) => {
+    instance.addHook('preClose', (done) => {
       void drain.drain(0);
       done();
     });
-    fastify.addHook('onRequest', (request, reply, done) => {
+    instance.addHook('onRequest', (request, reply, done) => {
       reply.header(REQUEST_ID_HEADER, request.id);
       if (drain.admit()) {
         reply.raw.once('close', () => drain.release());
@@ -51,17 +67,11 @@ export function configureOperations(app: NestFastifyApplication): void {
       }
       reply.code(503).header('Connection', 'close').send(errorBody('service_unavailable', 'The service is shutting down'));
     });
-    fastify.addHook('onResponse', (request, reply, done) => {
-      logRequest(rootLogger, request, reply.statusCode, reply.elapsedTime);
-      metrics.observeRequest({
-        method: request.method,
-        route: request.routeOptions.url,
-        status: reply.statusCode,
-        durationSeconds: reply.elapsedTime / 1000,
-        errorCode: errorCodeSentOn(reply),
-      });
+    instance.addHook('onResponse', function (request, reply, done) {
+      if (request.is404) return observeUnmatched.call(this, request, reply, done);
       done();
     });
   };
   void app.register(Object.assign(requestHooks, { [Symbol.for('skip-override')]: true }));
 }
+
