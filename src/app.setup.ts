@@ -3,7 +3,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { IncomingMessage } from 'node:http';
 import { AppConfig } from './config/app-config';
 import { setupApiDocs } from './docs/api-docs';
-import { createValidationPipe, JsonObjectBodyPipe } from './http/validation';
+import { createValidationPipe } from './http/validation';
 import { configureOperations } from './ops/ops.setup';
 import { requestIdFor } from './ops/request-id';
 import { registerDeprecationHeaders } from './pets/http/deprecation-headers.hook';
@@ -37,7 +37,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   registerJsonParser(app);
   app.enableVersioning({ type: VersioningType.URI });
   setupApiDocs(app);
-  app.useGlobalPipes(new JsonObjectBodyPipe(), createValidationPipe());
+  app.useGlobalPipes(createValidationPipe());
   return app;
 }
 

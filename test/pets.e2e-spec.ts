@@ -114,6 +114,18 @@ describeOnStore('pets API', () => {
       expectErrorBody(response, status, code);
       expect(await count()).toBe(before);
     });
+
+    it.each([
+      ['a JSON array', '[{"name":"Rex","categoryId":1}]'],
+      ['JSON null', 'null'],
+      ['a JSON number', '5'],
+      ['absent', undefined],
+    ])('says so when the body is %s rather than a JSON object', async (_case, payload) => {
+      const headers: Record<string, string> = payload === undefined ? {} : { 'content-type': 'application/json' };
+      const response = await api.request({ method: 'POST', url: '/v1/pets', payload, headers });
+      expectErrorBody(response, 400, 'validation_failed');
+      expect(response.body).toEqual({ code: 'validation_failed', message: 'Request body must be a JSON object', status: 400 });
+    });
   });
 
   describe('GET /v1/pets', () => {

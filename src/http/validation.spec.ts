@@ -1,6 +1,6 @@
 import { IsInt, IsString, Min } from 'class-validator';
 import { InvalidInputError } from '../errors/domain-error';
-import { createValidationPipe, JsonObjectBodyPipe, ParseIdPipe, parseDecimal, ValidatedByOwnPipe } from './validation';
+import { createValidationPipe, ParseIdPipe, parseDecimal, ValidatedByOwnPipe } from './validation';
 
 /** A DTO as a new route would declare one: the global pipe is what checks it. */
 class NewThingDto {
@@ -46,22 +46,19 @@ describe('the global validation pipe', () => {
     await expect(pipe.transform(raw, asBody(CheckedElsewhere))).resolves.toBe(raw);
   });
 
+  it.each([undefined, null, [], 'text', 5])('refuses a body of %p, whichever pipe checks its fields', (body) => {
+    for (const metatype of [NewThingDto, CheckedElsewhere, Object]) {
+      expect(() => pipe.transform(body, asBody(metatype))).toThrow(new InvalidInputError('Request body must be a JSON object'));
+    }
+  });
+
+  it('leaves absent query and path values to their own pipes', async () => {
+    await expect(pipe.transform(undefined, { type: 'query', metatype: Object, data: 'limit' })).resolves.toBeUndefined();
+    await expect(pipe.transform(null, { type: 'param', metatype: String, data: 'petId' })).resolves.toBeNull();
+  });
+
   it('does not convert path and query strings to numbers', async () => {
     await expect(pipe.transform('1e0', { type: 'param', metatype: Number, data: 'petId' })).resolves.toBe('1e0');
-  });
-});
-
-describe('JsonObjectBodyPipe', () => {
-  const pipe = new JsonObjectBodyPipe();
-
-  it.each([undefined, null, [], 'text', 5])('refuses a body of %p', (body) => {
-    expect(() => pipe.transform(body, asBody(Object))).toThrow(new InvalidInputError('Request body must be a JSON object'));
-  });
-
-  it('passes objects, and leaves other parameters alone', () => {
-    const body = { name: 'Rex' };
-    expect(pipe.transform(body, asBody(Object))).toBe(body);
-    expect(pipe.transform(null, { type: 'query', metatype: Object, data: undefined })).toBeNull();
   });
 });
 

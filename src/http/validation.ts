@@ -35,6 +35,18 @@ export function ValidatedByOwnPipe(): ClassDecorator {
 }
 
 class StrictValidationPipe extends ValidationPipe {
+  /**
+   * A request body must be a JSON object (not absent, not null, not an array or
+   * a scalar), whatever checks its route adds. Checked here rather than by a
+   * pipe of its own, which every parameter of every request would also pass through.
+   */
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      throw new InvalidInputError('Request body must be a JSON object');
+    }
+    return super.transform(value, metadata);
+  }
+
   protected override toValidate(metadata: ArgumentMetadata): boolean {
     return !(metadata.metatype && OWN_PIPE_TYPES.has(metadata.metatype)) && super.toValidate(metadata);
   }
@@ -50,8 +62,9 @@ class StrictValidationPipe extends ValidationPipe {
 }
 
 /**
- * The one validation pipe: strict types (no "5" for 5), unknown fields rejected,
- * every failure raised as a domain error whose message names the field.
+ * The one global pipe: bodies are JSON objects, strict types (no "5" for 5),
+ * unknown fields rejected, every failure raised as a domain error whose message
+ * names the field.
  */
 export function createValidationPipe(): ValidationPipe {
   return new StrictValidationPipe({
@@ -63,18 +76,6 @@ export function createValidationPipe(): ValidationPipe {
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => new InvalidInputError(describe(errors).join('; ')),
   });
-}
-
-/** A request body must be a JSON object: not absent, not null, not an array or a scalar. */
-@Injectable()
-export class JsonObjectBodyPipe implements PipeTransform {
-  transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    if (metadata.type !== 'body') return value;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new InvalidInputError('Request body must be a JSON object');
-    }
-    return value;
-  }
 }
 
 /** Path parameters that are ids: decimal digits, 1 to 2^53 - 1. */

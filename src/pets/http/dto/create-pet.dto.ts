@@ -37,7 +37,7 @@ function isPetName(value: string): boolean {
  * on this route cost more than the insert itself. Every problem is reported,
  * one per field, unknown fields first; `null` counts as missing for the
  * required fields and as a wrong value for `status`. The body is already known
- * to be a JSON object (JsonObjectBodyPipe runs first).
+ * to be a JSON object (the global validation pipe runs first).
  */
 export function parseCreatePetBody(body: Record<string, unknown>): CreatePetDto {
   const problems: string[] = [];
