@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 
 /** What the runner uses of a better-sqlite3 statement and connection. */
@@ -84,10 +83,18 @@ export class SqlRunner {
     );
   }
 
-  private async onSqlite<T>(sql: string, parameters: unknown[]): Promise<T> {
-    await nextTurn();
-    const statement = this.prepared(sql);
-    return (statement.reader ? statement.all(...parameters) : statement.run(...parameters).lastInsertRowid) as T;
+  /** One promise, settled from the check phase: no async frame and no timers/promises wrapper per query. */
+  private onSqlite<T>(sql: string, parameters: unknown[]): Promise<T> {
+    return new Promise<T>((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          const statement = this.prepared(sql);
+          resolve((statement.reader ? statement.all(...parameters) : statement.run(...parameters).lastInsertRowid) as T);
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
   }
 
   /** Statements belong to a connection: a DataSource initialized again gets them prepared afresh. */

@@ -13,7 +13,7 @@ import { ListPetsQuery, ParseListPetsQueryPipe } from './dto/list-pets.query';
 import { ID_SCHEMA, PetResponseDto } from './dto/pet.response.dto';
 import { DEPRECATION_RESPONSE_HEADERS, GET_PET_SUNSET } from './deprecation-headers.hook';
 import { decodeCursor, encodeCursor } from './pet-cursor';
-import { CREATED_PET_RESPONSE_SCHEMA, PET_RESPONSE_SCHEMA, PETS_RESPONSE_SCHEMA, toPetResponse } from './pet.response';
+import { CREATED_PET_RESPONSE_SCHEMA, PET_RESPONSE_SCHEMA, PETS_RESPONSE_SCHEMA } from './pet.response';
 
 const NEXT_PAGE_HEADERS = {
   Link: {
@@ -51,7 +51,7 @@ export class PetsController {
       next.set('cursor', encodeCursor(page.nextAfterId));
       reply.header('link', `<${requestOrigin(request.raw, this.config.trustProxy)}/v1/pets?${next}>; rel="next"`);
     }
-    return page.pets.map(toPetResponse);
+    return page.pets;
   }
 
   @Post()
@@ -66,8 +66,8 @@ export class PetsController {
     errors: [413, 415],
   })
   @RouteSchema({ response: CREATED_PET_RESPONSE_SCHEMA })
-  async createPet(@Body(ParseCreatePetBodyPipe) body: CreatePetDto): Promise<Pet> {
-    return toPetResponse(await this.pets.create(body));
+  createPet(@Body(ParseCreatePetBodyPipe) body: CreatePetDto): Promise<Pet> {
+    return this.pets.create(body);
   }
 
   /** Deprecated: its headers come from an onRequest hook (deprecation-headers.hook.ts), so errors carry them too. */
@@ -85,7 +85,7 @@ export class PetsController {
     headers: DEPRECATION_RESPONSE_HEADERS,
   })
   @RouteSchema({ response: PET_RESPONSE_SCHEMA })
-  async getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {
-    return toPetResponse(await this.pets.get(petId));
+  getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {
+    return this.pets.get(petId);
   }
 }
