@@ -112,24 +112,30 @@ async function runComparison(options: BenchOptions): Promise<void> {
   const startups: { round: number; target: Target; ms: number }[] = [];
   const perTarget = options.scenarios.length * (options.duration + options.warmup) + 3;
   say(`${options.rounds} rounds of service and baseline, ${options.scenarios.length} scenarios of ${options.duration} s at ${options.connections} connections: about ${Math.ceil((options.rounds * 2 * perTarget) / 60)} min`);
+  const portOf = (target: Target) => (target === 'service' ? options.port : options.port + 1);
   for (let round = 1; round <= options.rounds; round++) {
     // Alternate which server goes first, so a slow drift of the machine does not favour one side.
     const order: Target[] = round % 2 ? ['service', 'baseline'] : ['baseline', 'service'];
-    for (const target of order) {
-      const port = target === 'service' ? options.port : options.port + 1;
-      const server = await startTarget(target, prepared, port, baselineScript, round);
-      startups.push({ round, target, ms: server.startupMs });
-      say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
-      try {
-        for (const name of options.scenarios) {
-          const { result, ...observed } = await measure(server, scenarios[name], port, options, prepared.apiKey);
+    const servers = new Map<Target, RunningServer>();
+    try {
+      for (const target of order) {
+        const server = await startTarget(target, prepared, portOf(target), baselineScript, round);
+        servers.set(target, server);
+        startups.push({ round, target, ms: server.startupMs });
+        say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
+      }
+      // Both servers stay up and each scenario measures them back to back, so the two
+      // figures of a ratio are taken seconds apart, not a whole server's run apart.
+      for (const name of options.scenarios) {
+        for (const target of order) {
+          const { result, ...observed } = await measure(servers.get(target)!, scenarios[name], portOf(target), options, prepared.apiKey);
           measurements.push({ round, target, scenario: name, figures: result, ...observed });
           say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, observed));
+          await removePetsAfter(database, options.pets);
         }
-      } finally {
-        await server.stop();
       }
-      await removePetsAfter(database, options.pets);
+    } finally {
+      for (const server of servers.values()) await server.stop();
     }
   }
   const comparisons = compare(measurements, options.scenarios);
