@@ -74,4 +74,3 @@ export function configureOperations(app: NestFastifyApplication): void {
   };
   void app.register(Object.assign(requestHooks, { [Symbol.for('skip-override')]: true }));
 }
-
