@@ -11,6 +11,7 @@ describe('parseArgs', () => {
       warmup: 2,
       connections: 50,
       rounds: 3,
+      slices: 5,
       port: 3200,
       scale: false,
       scenarios: ['list-first', 'list-deep', 'get', 'create'],
@@ -27,6 +28,12 @@ describe('parseArgs', () => {
       connections: 10,
       rounds: 5,
     });
+  });
+
+  it('cuts each scenario into at most one stretch per second of --duration', () => {
+    expect(parseArgs(['--slices', '2']).slices).toBe(2);
+    expect(parseArgs(['--duration', '3']).slices).toBe(3);
+    expect(parseArgs(['--duration', '4', '--slices', '4']).slices).toBe(4);
   });
 
   it('narrows the comparison to the scenarios named', () => {
@@ -54,6 +61,8 @@ describe('parseArgs', () => {
     [['--rounds', '1.5'], '--rounds needs an integer from 1 to 100, got "1.5"'],
     [['--rounds', '2', '--rounds', '3'], '--rounds is given twice'],
     [['--scale=yes'], '--scale takes no value'],
+    [['--slices', '0'], '--slices needs an integer from 1 to 100, got "0"'],
+    [['--duration', '4', '--slices', '8'], '--slices 8 would cut 4 s into stretches under a second: use at most 4'],
     [['--scale', '--store', 'sqlite'], '--scale runs on MySQL only: drop --store sqlite'],
     [['--scale', '--pets', '1000'], '--pets must be above 1000 for --scale'],
     [['--profile', 'everything'], '--profile needs one of list-first, list-deep, get, create, got "everything"'],
@@ -66,7 +75,7 @@ describe('parseArgs', () => {
   });
 
   it('lists every flag in the help', () => {
-    for (const flag of ['--scenarios', '--profile', '--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--port', '--scale', '--help']) {
+    for (const flag of ['--scenarios', '--profile', '--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--slices', '--port', '--scale', '--help']) {
       expect(USAGE).toContain(flag);
     }
   });

@@ -9,6 +9,8 @@ export interface BenchOptions {
   readonly warmup: number;
   readonly connections: number;
   readonly rounds: number;
+  /** Stretches each server's `duration` is cut into, run alternately with the other server's. */
+  readonly slices: number;
   readonly port: number;
   readonly scale: boolean;
   /** The scenarios compared, in this order. */
@@ -37,6 +39,7 @@ const FLAGS: readonly Flag[] = [
   { name: 'warmup', value: 'S', help: 'seconds of unmeasured load before each scenario (default 2, 0 for none)' },
   { name: 'connections', value: 'N', help: 'concurrent connections (default 50)' },
   { name: 'rounds', value: 'N', help: 'rounds, alternating service and baseline; medians are reported (default 3)' },
+  { name: 'slices', value: 'N', help: 'stretches each scenario\'s --duration is cut into per server, run alternately with the other server\'s (default 5; 1 runs each server once in turn)' },
   { name: 'port', value: 'N', help: 'port of the service; the baseline uses the next one (default 3200)' },
   { name: 'scenarios', value: 'A,B', help: `only these scenarios (default all: ${SCENARIO_NAMES.join(',')})` },
   { name: 'scale', help: 'scale run on MySQL: first and deep page at 1,000 and at --pets pets' },
@@ -94,13 +97,17 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   if (scale && pets <= SCALE_SMALL_PETS) throw new ArgsError(`--pets must be above ${SCALE_SMALL_PETS} for --scale`);
   const optional = (name: string, fallback: number, min: number, max: number) =>
     given.has(name) ? integer(name, given.get(name), min, max) : fallback;
+  const duration = optional('duration', 10, 1, 3_600);
+  const slices = optional('slices', Math.min(5, duration), 1, 100);
+  if (slices > duration) throw new ArgsError(`--slices ${slices} would cut ${duration} s into stretches under a second: use at most ${duration}`);
   return {
     store,
     pets,
-    duration: optional('duration', 10, 1, 3_600),
+    duration,
     warmup: optional('warmup', 2, 0, 600),
     connections: optional('connections', 50, 1, 10_000),
     rounds: optional('rounds', 3, 1, 100),
+    slices,
     port: optional('port', 3200, 1, 65_534),
     scale,
     scenarios: scenarios as ScenarioName[],

@@ -1,7 +1,10 @@
 // The parts of autocannon 9 the bench uses; the package ships no types.
 declare module 'autocannon' {
+  function autocannon(options: autocannon.Options & { skipAggregateResult: true }): Promise<autocannon.RawResult>;
   function autocannon(options: autocannon.Options): Promise<autocannon.Result>;
   namespace autocannon {
+    /** Merges raw results of runs made with `skipAggregateResult`, latency histograms included. */
+    function aggregateResult(results: RawResult[], options: Pick<Options, 'url' | 'connections'>): Result;
     interface Request {
       method?: string;
       path?: string;
@@ -15,6 +18,8 @@ declare module 'autocannon' {
       duration?: number;
       headers?: Record<string, string>;
       requests?: Request[];
+      /** Resolve to a RawResult, whose histograms can be merged with others by aggregateResult. */
+      skipAggregateResult?: boolean;
     }
     interface Histogram {
       average: number;
@@ -28,6 +33,15 @@ declare module 'autocannon' {
       errors: number;
       timeouts: number;
       non2xx: number;
+    }
+    /** One run's counts before aggregation; the histograms are encoded, for aggregateResult alone. */
+    interface RawResult {
+      totalCompletedRequests: number;
+      /** Seconds. */
+      duration: number;
+      errors: number;
+      non2xx: number;
+      latencies: unknown;
     }
   }
   export = autocannon;

@@ -3,12 +3,12 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { ArgsError, BenchOptions, parseArgs, SCALE_SMALL_PETS, USAGE } from './args';
 import { BenchDatabase, DEFAULT_MYSQL_URL, mysqlDatabase, removePetsAfter, seedPets, sqliteDatabase } from './database';
-import { runLoad } from './load';
+import { interleave, LoadSettings, LoadStretch, mergeStretches, runLoad, runStretch } from './load';
 import { compileBaseline, createApiKey, ensureBuilt, keysCliExists, MAIN, migrate, RESULTS_DIR } from './prepare';
 import { CpuProfile, selfTimeByOwner, SelfTime, topSelfTime } from './cpu-profile';
 import { comparisonTable, progressLine, scaleTable, stealWarning, table, verdictTable, writeResults } from './report';
 import { buildScenarios, Scenario, ScenarioName } from './scenarios';
-import { observeServer, RunningServer, startServer } from './servers';
+import { ObservedLoad, observeServer, RunningServer, ServerWatch, startServer } from './servers';
 import { median } from './stats';
 import { compare, Measurement, medianFigures, scaleRatios, scaleVerdict, Target, verdicts } from './summary';
 
@@ -84,10 +84,44 @@ function authHeaders(apiKey: string | undefined): Record<string, string> {
   return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
 }
 
-async function measure(server: RunningServer, scenario: Scenario, port: number, options: BenchOptions, apiKey: string | undefined) {
-  const settings = { baseUrl: `http://127.0.0.1:${port}`, connections: options.connections, duration: options.duration, headers: authHeaders(apiKey) };
+function loadSettings(port: number, options: BenchOptions, apiKey: string | undefined): LoadSettings {
+  return { baseUrl: `http://127.0.0.1:${port}`, connections: options.connections, duration: options.duration, headers: authHeaders(apiKey) };
+}
+
+/** One server under one scenario: a warm-up, then `--duration` seconds in one stretch. */
+async function measure(server: RunningServer, scenario: Scenario, port: number, options: BenchOptions, apiKey: string | undefined): Promise<ObservedLoad> {
+  const settings = loadSettings(port, options, apiKey);
   if (options.warmup > 0) await runLoad(scenario, settings, options.warmup);
   return observeServer(server, () => runLoad(scenario, settings));
+}
+
+/**
+ * Both servers under one scenario: a warm-up each, then `--duration` seconds
+ * each, cut into `--slices` stretches taken in turns (A B, B A, ...), so that
+ * the two figures of a ratio come from the same seconds of the machine's
+ * life, however its speed drifts. Each server's stretches are merged into one set of figures.
+ */
+async function measureInTurns(
+  servers: ReadonlyMap<Target, { server: RunningServer; port: number }>,
+  order: readonly [Target, Target],
+  scenario: Scenario,
+  options: BenchOptions,
+  apiKey: string | undefined,
+): Promise<Map<Target, ObservedLoad>> {
+  const settings = new Map(order.map((target) => [target, loadSettings(servers.get(target)!.port, options, apiKey)]));
+  if (options.warmup > 0) for (const target of order) await runLoad(scenario, settings.get(target)!, options.warmup);
+  const watches = new Map(order.map((target) => [target, new ServerWatch(servers.get(target)!.server)]));
+  const stretches = new Map<Target, LoadStretch[]>(order.map((target) => [target, []]));
+  for (const target of interleave(order, options.slices)) {
+    const stretch = await watches.get(target)!.during(() => runStretch(scenario, settings.get(target)!, options.duration / options.slices));
+    stretches.get(target)!.push(stretch);
+  }
+  return new Map(
+    order.map((target) => {
+      const result = mergeStretches(stretches.get(target)!, settings.get(target)!);
+      return [target, { result, ...watches.get(target)!.observed(result.total) }];
+    }),
+  );
 }
 
 function describeRun(options: BenchOptions, database: BenchDatabase): Record<string, unknown> {
@@ -111,31 +145,32 @@ async function runComparison(options: BenchOptions): Promise<void> {
   const measurements: Measurement[] = [];
   const startups: { round: number; target: Target; ms: number }[] = [];
   const perTarget = options.scenarios.length * (options.duration + options.warmup) + 3;
-  say(`${options.rounds} rounds of service and baseline, ${options.scenarios.length} scenarios of ${options.duration} s at ${options.connections} connections: about ${Math.ceil((options.rounds * 2 * perTarget) / 60)} min`);
+  say(`${options.rounds} rounds of service and baseline, ${options.scenarios.length} scenarios of ${options.duration} s each in ${options.slices} turns at ${options.connections} connections: about ${Math.ceil((options.rounds * 2 * perTarget) / 60)} min`);
   const portOf = (target: Target) => (target === 'service' ? options.port : options.port + 1);
   for (let round = 1; round <= options.rounds; round++) {
     // Alternate which server goes first, so a slow drift of the machine does not favour one side.
-    const order: Target[] = round % 2 ? ['service', 'baseline'] : ['baseline', 'service'];
-    const servers = new Map<Target, RunningServer>();
+    const order: [Target, Target] = round % 2 ? ['service', 'baseline'] : ['baseline', 'service'];
+    const servers = new Map<Target, { server: RunningServer; port: number }>();
     try {
       for (const target of order) {
         const server = await startTarget(target, prepared, portOf(target), baselineScript, round);
-        servers.set(target, server);
+        servers.set(target, { server, port: portOf(target) });
         startups.push({ round, target, ms: server.startupMs });
         say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
       }
-      // Both servers stay up and each scenario measures them back to back, so the two
-      // figures of a ratio are taken seconds apart, not a whole server's run apart.
+      // Both servers stay up and take each scenario in turns, so the two figures of a
+      // ratio are taken over the same stretch of time, not a whole server's run apart.
       for (const name of options.scenarios) {
+        const observed = await measureInTurns(servers, order, scenarios[name], options, prepared.apiKey);
+        await removePetsAfter(database, options.pets);
         for (const target of order) {
-          const { result, ...observed } = await measure(servers.get(target)!, scenarios[name], portOf(target), options, prepared.apiKey);
-          measurements.push({ round, target, scenario: name, figures: result, ...observed });
-          say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, observed));
-          await removePetsAfter(database, options.pets);
+          const { result, ...watched } = observed.get(target)!;
+          measurements.push({ round, target, scenario: name, figures: result, ...watched });
+          say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, watched));
         }
       }
     } finally {
-      for (const server of servers.values()) await server.stop();
+      for (const { server } of servers.values()) await server.stop();
     }
   }
   const comparisons = compare(measurements, options.scenarios);

@@ -139,22 +139,56 @@ export interface ObservedLoad {
   readonly stealShare?: number;
 }
 
-/** Samples a server's RSS while `work` runs, and the CPU time it used; resolves to the work's figures with both. */
-export async function observeServer(server: RunningServer, work: () => Promise<LoadFigures>): Promise<ObservedLoad> {
-  let peak = server.rssMb();
-  const timer = setInterval(() => {
-    const now = server.rssMb();
-    if (now !== undefined && (peak === undefined || now > peak)) peak = now;
-  }, 200);
-  const cpuBefore = readCpuMs(server.pid);
-  const machineBefore = readMachineTicks();
-  try {
-    const result = await work();
-    const cpuAfter = readCpuMs(server.pid);
-    const cpuUsPerRequest =
-      cpuBefore === undefined || cpuAfter === undefined || result.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.total;
-    return { result, peakRssMb: peak, cpuUsPerRequest, stealShare: stealShare(machineBefore, readMachineTicks()) };
-  } finally {
-    clearInterval(timer);
+/**
+ * Watches one server over one or more stretches of load: its peak RSS, sampled
+ * while a stretch runs, and its CPU time and the machine's steal, summed over
+ * the stretches (the gaps between them, while another server is loaded, not counted).
+ */
+export class ServerWatch {
+  private peakRssMb: number | undefined;
+  private cpuMs: number | undefined = 0;
+  private ticks: MachineTicks | undefined = { total: 0, steal: 0 };
+
+  constructor(private readonly server: RunningServer) {
+    this.peakRssMb = server.rssMb();
   }
+
+  async during<T>(work: () => Promise<T>): Promise<T> {
+    const sample = () => {
+      const now = this.server.rssMb();
+      if (now !== undefined && (this.peakRssMb === undefined || now > this.peakRssMb)) this.peakRssMb = now;
+    };
+    const timer = setInterval(sample, 200);
+    const cpuBefore = readCpuMs(this.server.pid);
+    const machineBefore = readMachineTicks();
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+      sample();
+      const cpuAfter = readCpuMs(this.server.pid);
+      const machineAfter = readMachineTicks();
+      this.cpuMs = this.cpuMs === undefined || cpuBefore === undefined || cpuAfter === undefined ? undefined : this.cpuMs + cpuAfter - cpuBefore;
+      this.ticks =
+        this.ticks === undefined || machineBefore === undefined || machineAfter === undefined
+          ? undefined
+          : { total: this.ticks.total + machineAfter.total - machineBefore.total, steal: this.ticks.steal + machineAfter.steal - machineBefore.steal };
+    }
+  }
+
+  /** What was watched, for `requests` answered over all the stretches. */
+  observed(requests: number): Omit<ObservedLoad, 'result'> {
+    return {
+      peakRssMb: this.peakRssMb,
+      cpuUsPerRequest: this.cpuMs === undefined || requests === 0 ? undefined : (this.cpuMs * 1000) / requests,
+      stealShare: stealShare({ total: 0, steal: 0 }, this.ticks),
+    };
+  }
+}
+
+/** Watches a server while `work` runs; resolves to the work's figures with what was watched. */
+export async function observeServer(server: RunningServer, work: () => Promise<LoadFigures>): Promise<ObservedLoad> {
+  const watch = new ServerWatch(server);
+  const result = await watch.during(work);
+  return { result, ...watch.observed(result.total) };
 }
