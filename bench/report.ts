@@ -47,6 +47,12 @@ export function comparisonTable(comparisons: readonly Comparison[]): string {
   );
 }
 
+/** One line per scenario with each round's req/s ratio, in round order. */
+export function roundRatioLines(comparisons: readonly Comparison[]): string {
+  const width = Math.max(...comparisons.map((c) => c.scenario.length));
+  return comparisons.map((c) => `  ${c.scenario.padEnd(width)}  ${c.reqPerSecRatios.map((r) => r.toFixed(2)).join('  ')}`).join('\n');
+}
+
 export function verdictTable(verdicts: readonly Verdict[]): string {
   const state = (met: boolean | undefined) => (met === undefined ? 'reported' : met ? 'met' : 'MISSED');
   return table(['target', 'wanted', 'measured', ''], verdicts.map((v) => [v.what, v.target, v.measured, state(v.met)]));

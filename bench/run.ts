@@ -6,7 +6,7 @@ import { BenchDatabase, DEFAULT_MYSQL_URL, mysqlDatabase, removePetsAfter, seedP
 import { interleave, LoadSettings, LoadStretch, mergeStretches, runLoad, runStretch } from './load';
 import { compileBaseline, createApiKey, ensureBuilt, keysCliExists, MAIN, migrate, RESULTS_DIR } from './prepare';
 import { CpuProfile, selfTimeByOwner, SelfTime, topSelfTime } from './cpu-profile';
-import { comparisonTable, progressLine, scaleTable, stealWarning, table, verdictTable, writeResults } from './report';
+import { comparisonTable, progressLine, roundRatioLines, scaleTable, stealWarning, table, verdictTable, writeResults } from './report';
 import { buildScenarios, Scenario, ScenarioName } from './scenarios';
 import { ObservedLoad, observeServer, RunningServer, ServerWatch, startServer } from './servers';
 import { median } from './stats';
@@ -179,6 +179,9 @@ async function runComparison(options: BenchOptions): Promise<void> {
   say('');
   say(`Medians of ${options.rounds} rounds on ${options.store} with ${options.pets.toLocaleString('en-US')} pets (ratios: median of the per-round service/baseline ratios)`);
   say(comparisonTable(comparisons));
+  say('');
+  say('req/s ratio of each round, in order (the median is the figure above):');
+  say(roundRatioLines(comparisons));
   say('');
   say(`Startup to a ready ${READY_PATH}: service ${startupOf('service').toFixed(0)} ms, baseline ${startupOf('baseline').toFixed(0)} ms (medians)`);
   say('');

@@ -1,6 +1,6 @@
-import { stealWarning } from './report';
+import { roundRatioLines, stealWarning } from './report';
 import { readCpuMs, readMachineTicks, stealShare } from './servers';
-import { median, medianRatio, ratio } from './stats';
+import { median, medianRatio, ratio, roundRatios } from './stats';
 import { compare, Measurement, scaleRatios, verdicts } from './summary';
 
 describe('median', () => {
@@ -31,6 +31,11 @@ describe('ratio', () => {
     // Rounds: 1.0, 0.5, 0.9 -> 0.9; the ratio of the medians would be 100 / 200 = 0.5.
     expect(medianRatio([100, 100, 900], [100, 200, 1000])).toBeCloseTo(0.9);
   });
+
+  it('lists the per-round ratios in round order, leaving out rounds without a reference', () => {
+    expect(roundRatios([100, 100, 900, 50], [100, 200, 1000, 0])).toEqual([1, 0.5, 0.9]);
+    expect(() => roundRatios([1, 2], [1])).toThrow('ratio of series of different lengths');
+  });
 });
 
 const run = (round: number, target: 'service' | 'baseline', reqPerSec: number, p99Ms: number): Measurement => ({
@@ -59,6 +64,12 @@ describe('compare', () => {
     expect(get.p99Ratio).toBeCloseTo(1); // rounds 2, 1, 1
     expect(get.service).toEqual({ reqPerSec: 900, p50Ms: 5, p99Ms: 20, errors: 1, non2xx: 0, peakRssMb: 102, cpuUsPerRequest: 150 });
     expect(get.cpuRatio).toBeCloseTo(3); // rounds 2, 3, 3
+  });
+
+  it('keeps each round\'s req/s ratio in round order and prints them', () => {
+    const [get] = compare(measurements, ['get']);
+    expect(get.reqPerSecRatios.map((r) => Number(r.toFixed(2)))).toEqual([0.9, 0.8, 1.2]);
+    expect(roundRatioLines([get])).toBe('  get  0.90  0.80  1.20');
   });
 
   it('leaves the CPU ratio out when the server CPU time could not be read', () => {

@@ -1,6 +1,6 @@
 import { LoadFigures } from './load';
 import { ScenarioName } from './scenarios';
-import { median, medianRatio } from './stats';
+import { median, medianRatio, roundRatios } from './stats';
 
 export type Target = 'service' | 'baseline';
 
@@ -34,6 +34,8 @@ export interface Comparison {
   readonly baseline: MedianFigures;
   /** Medians of the per-round ratios service/baseline. */
   readonly reqPerSecRatio?: number;
+  /** Each round's req/s ratio, in round order: how far one round can stray from the median. */
+  readonly reqPerSecRatios: readonly number[];
   readonly p50Ratio?: number;
   readonly p99Ratio?: number;
   /** Server CPU per request, service/baseline: how much more work the stack does for one request. */
@@ -76,6 +78,7 @@ export function compare(measurements: readonly Measurement[], scenarios: readonl
       service: medianFigures(service),
       baseline: medianFigures(baseline),
       reqPerSecRatio: series((f) => f.reqPerSec),
+      reqPerSecRatios: roundRatios(service.map((m) => m.figures.reqPerSec), baseline.map((m) => m.figures.reqPerSec)),
       p50Ratio: series((f) => f.p50Ms),
       p99Ratio: series((f) => f.p99Ms),
       cpuRatio: cpuRatio(service, baseline),
