@@ -102,15 +102,16 @@ async function measure(server: RunningServer, scenario: Scenario, port: number, 
  * life, however its speed drifts. Each server's stretches are merged into one set of figures.
  */
 async function measureInTurns(
-  servers: ReadonlyMap<Target, { server: RunningServer; port: number }>,
+  servers: ReadonlyMap<Target, RunningServer>,
+  portOf: (target: Target) => number,
   order: readonly [Target, Target],
   scenario: Scenario,
   options: BenchOptions,
   apiKey: string | undefined,
 ): Promise<Map<Target, ObservedLoad>> {
-  const settings = new Map(order.map((target) => [target, loadSettings(servers.get(target)!.port, options, apiKey)]));
+  const settings = new Map(order.map((target) => [target, loadSettings(portOf(target), options, apiKey)]));
   if (options.warmup > 0) for (const target of order) await runLoad(scenario, settings.get(target)!, options.warmup);
-  const watches = new Map(order.map((target) => [target, new ServerWatch(servers.get(target)!.server)]));
+  const watches = new Map(order.map((target) => [target, new ServerWatch(servers.get(target)!)]));
   const stretches = new Map<Target, LoadStretch[]>(order.map((target) => [target, []]));
   for (const target of interleave(order, options.slices)) {
     const stretch = await watches.get(target)!.during(() => runStretch(scenario, settings.get(target)!, options.duration / options.slices));
@@ -150,18 +151,18 @@ async function runComparison(options: BenchOptions): Promise<void> {
   for (let round = 1; round <= options.rounds; round++) {
     // Alternate which server goes first, so a slow drift of the machine does not favour one side.
     const order: [Target, Target] = round % 2 ? ['service', 'baseline'] : ['baseline', 'service'];
-    const servers = new Map<Target, { server: RunningServer; port: number }>();
+    const servers = new Map<Target, RunningServer>();
     try {
       for (const target of order) {
         const server = await startTarget(target, prepared, portOf(target), baselineScript, round);
-        servers.set(target, { server, port: portOf(target) });
+        servers.set(target, server);
         startups.push({ round, target, ms: server.startupMs });
         say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
       }
       // Both servers stay up and take each scenario in turns, so the two figures of a
       // ratio are taken over the same stretch of time, not a whole server's run apart.
       for (const name of options.scenarios) {
-        const observed = await measureInTurns(servers, order, scenarios[name], options, prepared.apiKey);
+        const observed = await measureInTurns(servers, portOf, order, scenarios[name], options, prepared.apiKey);
         await removePetsAfter(database, options.pets);
         for (const target of order) {
           const { result, ...watched } = observed.get(target)!;
@@ -170,7 +171,7 @@ async function runComparison(options: BenchOptions): Promise<void> {
         }
       }
     } finally {
-      for (const { server } of servers.values()) await server.stop();
+      for (const server of servers.values()) await server.stop();
     }
   }
   const comparisons = compare(measurements, options.scenarios);
