@@ -1,5 +1,5 @@
 import { roundRatioLines, stealWarning } from './report';
-import { readCpuMs, readMachineTicks, stealShare } from './servers';
+import { readCpuMs, readMachineTicks, RunningServer, ServerWatch, stealShare } from './servers';
 import { median, medianRatio, ratio, roundRatios } from './stats';
 import { compare, Measurement, scaleRatios, verdicts } from './summary';
 
@@ -102,6 +102,37 @@ describe('scaleRatios', () => {
     expect(scaleRatios(runs, 1_000, 1_000_000, ['list-deep'])).toEqual([
       { scenario: 'list-deep', p50Ratio: 1.2, p99Ratio: 1.2, reqPerSecRatio: 1 },
     ]);
+  });
+});
+
+describe('ServerWatch', () => {
+  /** Keeps this process on the CPU until its own CPU time has grown by `ms`. */
+  const burn = (ms: number) => {
+    const start = readCpuMs(process.pid)!;
+    const deadline = Date.now() + 10_000;
+    while (readCpuMs(process.pid)! - start < ms && Date.now() < deadline);
+  };
+  // This process stands in for the server; its RSS readings rise by 10 MB at each one.
+  let rss = 100;
+  const server: RunningServer = { pid: process.pid, startupMs: 0, rssMb: () => (rss += 10), stop: async () => undefined };
+
+  it('sums CPU time over its stretches only, not the gaps between them, and keeps the peak RSS', async () => {
+    const watch = new ServerWatch(server);
+    await watch.during(async () => burn(60));
+    burn(300); // another server's turn: not this one's work
+    await watch.during(async () => burn(60));
+    const observed = watch.observed(1_000);
+    // 120 ms over 1,000 requests is 120 µs each; the 300 ms between the stretches must not count.
+    expect(observed.cpuUsPerRequest).toBeGreaterThanOrEqual(120);
+    expect(observed.cpuUsPerRequest).toBeLessThan(300);
+    expect(observed.peakRssMb).toBe(rss);
+    expect(observed.stealShare).toBeGreaterThanOrEqual(0);
+  });
+
+  it('reports no CPU figure for no requests', async () => {
+    const watch = new ServerWatch(server);
+    await watch.during(async () => undefined);
+    expect(watch.observed(0).cpuUsPerRequest).toBeUndefined();
   });
 });
 
