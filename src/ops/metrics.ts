@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import { renderRequestMetrics, RouteRequests } from './request-metrics';
 
 /** The route label of requests that matched no route, so unknown paths cannot multiply series. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 /** The error codes a 429 carries; anything else is counted under `other`. */
 const REJECTION_CODES = ['rate_limited', 'api_key_banned'] as const;
