@@ -1,7 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { HttpArgumentsHost } from '@nestjs/common/interfaces';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isApiRequest } from '../../http/api-route';
+import { replyOf, requestOf } from '../../http/http-context';
 import { ApiKey } from '../domain/api-key';
 import { UnauthorizedError } from '../domain/api-key.errors';
 import { CallerResolver } from './caller-resolver';
@@ -17,16 +16,15 @@ export class BearerAuthGuard implements CanActivate {
   constructor(private readonly callers: CallerResolver) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
+    const request = requestOf(context);
     if (!isApiRequest(request)) return true;
     const caller = this.callers.resolve(request);
-    return caller instanceof Promise ? caller.then((key) => this.admit(key, http)) : this.admit(caller, http);
+    return caller instanceof Promise ? caller.then((key) => this.admit(key, context)) : this.admit(caller, context);
   }
 
-  private admit(key: ApiKey | null, http: HttpArgumentsHost): boolean {
+  private admit(key: ApiKey | null, context: ExecutionContext): boolean {
     if (key) return true;
-    http.getResponse<FastifyReply>().header('WWW-Authenticate', WWW_AUTHENTICATE);
+    replyOf(context).header('WWW-Authenticate', WWW_AUTHENTICATE);
     throw new UnauthorizedError();
   }
 }

@@ -7,8 +7,8 @@ import {
   type ThrottlerModuleOptions,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isApiRequest } from '../../http/api-route';
+import { replyOf, requestOf } from '../../http/http-context';
 import { RateLimiter } from '../application/rate-limiter';
 
 /**
@@ -40,10 +40,10 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
 
   /** Only the versioned interface is limited; health, metrics and docs are not. */
   override canActivate(context: ExecutionContext): Promise<boolean> {
-    const { req, res } = this.getRequestResponse(context) as { req: FastifyRequest; res: FastifyReply };
-    if (!isApiRequest(req)) return ALLOWED;
+    const request = requestOf(context);
+    if (!isApiRequest(request)) return ALLOWED;
     try {
-      const counted = this.limiter.enforce(req, res);
+      const counted = this.limiter.enforce(request, replyOf(context));
       return counted instanceof Promise ? counted.then(() => true) : ALLOWED;
     } catch (refused) {
       return Promise.reject(refused);
