@@ -32,11 +32,12 @@ export class ApiKeyAuthenticator {
 
   /** The cached answer itself when there is one; a promise only while the store is asked. */
   authenticate(token: string): ApiKey | null | Promise<ApiKey | null> {
-    if (!looksLikeApiKeySecret(token)) return null;
     const hash = hashApiKeySecret(token);
     const now = this.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.key;
+    // Checked only before the store is asked: a token in the cache passed this check when it was added.
+    if (!looksLikeApiKeySecret(token)) return null;
     const entry: CacheEntry = { expiresAt: now + KEY_CACHE_TTL_MS, key: null };
     const lookup = this.lookup(hash).then(
       (key) => (entry.key = key),
