@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RouteSchema } from '@nestjs/platform-fastify';
@@ -6,7 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { PetsService } from '../application/pets.service';
 import { Pet } from '../domain/pet';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
-import { ParseIdPipe } from '../../http/validation';
+import { parseIdParam } from '../../http/validation';
 import { requestOrigin } from '../../http/request-origin';
 import { CreatePetDto, ParseCreatePetBodyPipe } from './dto/create-pet.dto';
 import { ListPetsQuery, ParseListPetsQueryPipe } from './dto/list-pets.query';
@@ -85,7 +85,8 @@ export class PetsController {
     headers: DEPRECATION_RESPONSE_HEADERS,
   })
   @RouteSchema({ response: PET_RESPONSE_SCHEMA })
-  getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {
-    return this.pets.get(petId);
+  getPet(@Req() request: FastifyRequest): Promise<Pet> {
+    // From the request rather than @Param with a pipe: see parseIdParam.
+    return this.pets.get(parseIdParam(request.params, 'petId'));
   }
 }
