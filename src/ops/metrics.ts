@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
-import { renderRequestMetrics, RouteRequests } from './request-metrics';
+import { RequestMetrics, RouteRequests } from './request-metrics';
 
 /** The route label of requests that matched no route, so unknown paths cannot multiply series. */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -10,14 +10,12 @@ const REJECTION_CODES = ['rate_limited', 'api_key_banned'] as const;
 
 /**
  * The service's Prometheus metrics, in a registry of its own per application
- * instance: several apps in one process (tests) never share or clash. The
- * request counter and duration histogram, observed on every request, are kept
- * by RouteRequests and appended to the registry's output when scraped.
+ * instance, so several apps in one process (tests) never share or clash.
  */
 @Injectable()
 export class OpsMetrics {
   readonly registry = new Registry();
-  private readonly requestsByRoute = new Map<string, RouteRequests>();
+  private readonly requests = new RequestMetrics(this.registry);
 
   private readonly rejections = new Counter({
     name: 'rate_limit_rejections_total',
@@ -40,10 +38,7 @@ export class OpsMetrics {
 
   /** The request counts of one route template, made on first use; undefined (no route matched) is `unmatched`. */
   requestsTo(route: string | undefined): RouteRequests {
-    const label = route ?? UNMATCHED_ROUTE;
-    let requests = this.requestsByRoute.get(label);
-    if (!requests) this.requestsByRoute.set(label, (requests = new RouteRequests(label)));
-    return requests;
+    return this.requests.forRoute(route ?? UNMATCHED_ROUTE);
   }
 
   /** A 429 answered with this Error code; anything but the two rate-limit codes counts as `other`. */
@@ -59,7 +54,7 @@ export class OpsMetrics {
     return this.registry.contentType;
   }
 
-  async render(): Promise<string> {
-    return `${await this.registry.metrics()}\n${renderRequestMetrics(this.requestsByRoute.values())}`;
+  render(): Promise<string> {
+    return this.registry.metrics();
   }
 }
