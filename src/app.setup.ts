@@ -17,8 +17,7 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     genReqId: (request: IncomingMessage) => requestIdFor(request.headers['x-request-id']),
     // Requests arriving while the server drains get the Error body from configureOperations instead.
     return503OnClosing: false,
-    // No Nest middleware is used (hooks do that work), so no request pays for @fastify/middie's
-    // onRequest hook. A module that adds middleware with consumer.apply() fails at start-up here.
+    // Hooks do what middleware would, so @fastify/middie is left out and a module calling consumer.apply() fails at start-up.
     skipMiddie: true,
   });
 }

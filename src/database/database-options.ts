@@ -48,7 +48,7 @@ export function createDataSourceOptions(databaseUrl: string): DataSourceOptions 
     url: databaseUrl.replace(/^mariadb:/, 'mysql:'),
     charset: 'utf8mb4',
     timezone: 'Z',
-    // BIGINT ids come back as JS numbers; anything past 2^53 - 1 would arrive as a string.
+    // BIGINT ids come back as JS numbers; one beyond Number.MAX_SAFE_INTEGER would still arrive as a string.
     supportBigNumbers: true,
     bigNumberStrings: false,
     migrations: MIGRATIONS.mysql,

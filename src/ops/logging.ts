@@ -46,10 +46,9 @@ export function createRootLogger(config: AppConfig, destination: DestinationStre
 }
 
 /**
- * nestjs-pino serves Nest's Logger from the root logger. Its per-request
- * middleware (pino-http, a child logger and an async context per request) is
- * not mounted: it halved the throughput of a light request. The request line
- * is written by logRequest from a Fastify hook instead.
+ * nestjs-pino serves Nest's Logger from the root logger without mounting its
+ * per-request middleware, because logRequest writes the one request line from
+ * a Fastify hook and needs no child logger or async context per request.
  */
 export function createLoggerParams(root: PinoInstance): Params {
   return { pinoHttp: { logger: root }, forRoutes: [] };

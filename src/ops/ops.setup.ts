@@ -26,11 +26,10 @@ export function configureOperations(app: NestFastifyApplication): void {
   const rootLogger = app.get<symbol, PinoInstance>(ROOT_LOGGER);
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
-  // Lower-cased once here, as Fastify stores and sends header names, so that no request lower-cases twelve of them.
+  // Lower-cased once here, as Fastify stores and sends header names, so no request lower-cases them again.
   const security = securityHeaders().map(([name, value]) => [name.toLowerCase(), value] as const);
   fastify.addHook('onRequest', (_request, reply, done) => {
-    // On Fastify's reply, like every other header: as long as nothing calls the Node response's
-    // setHeader, Node writes all of them in one pass instead of re-setting each one at writeHead.
+    // Set on Fastify's reply like every other header, so Node writes them all in one pass at writeHead.
     for (const [name, value] of security) reply.header(name, value);
     done();
   });

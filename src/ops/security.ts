@@ -33,8 +33,7 @@ export const HELMET_OPTIONS: HelmetOptions = {
 
 /**
  * Helmet's headers depend on its options alone, so they are worked out once at
- * start and copied onto each response; @fastify/helmet rebuilt helmet (parsing
- * the CSP again) on every request.
+ * start and copied onto each response rather than built again per request.
  */
 export function securityHeaders(options: HelmetOptions = HELMET_OPTIONS): ReadonlyArray<readonly [string, string]> {
   const headers = new Map<string, string>();
