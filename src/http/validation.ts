@@ -1,4 +1,5 @@
-import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
 import { InvalidInputError } from '../errors/domain-error';
 
 /** 2^53 - 1: the largest integer every JSON client reads exactly. */
@@ -16,6 +17,42 @@ export function parseDecimal(text: unknown): number {
   return typeof text === 'string' && /^\d{1,16}$/.test(text) ? Number(text) : NaN;
 }
 
+/**
+ * An id: a JSON integer from 1 to 2^53 - 1. `@IsInt()` alone would pass the
+ * integers beyond that, which JSON.parse has already rounded.
+ */
+export function IsId(validationOptions?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isId',
+      validator: {
+        validate: isPositiveSafeInteger,
+        defaultMessage: buildMessage((each) => `${each}$property must be an integer from 1 to ${MAX_ID}`, validationOptions),
+      },
+    },
+    validationOptions,
+  );
+}
+
+/** A string of `min` to `max` characters counted in code points, as MySQL's utf8mb4 VARCHAR counts them. */
+export function CodePointLength(min: number, max: number, validationOptions?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'codePointLength',
+      constraints: [min, max],
+      validator: {
+        validate: (value) => {
+          const length = typeof value === 'string' ? [...value].length : -1;
+          return length >= min && length <= max;
+        },
+        defaultMessage: buildMessage((each) => `${each}$property must have ${min} to ${max} characters`, validationOptions),
+      },
+    },
+    validationOptions,
+  );
+}
+
+/** One message per field, in the order class-validator reports them (unknown fields first). */
 function describe(errors: ValidationError[]): string[] {
   return errors.flatMap((error) => {
     const own = Object.values(error.constraints ?? {});
@@ -23,38 +60,23 @@ function describe(errors: ValidationError[]): string[] {
   });
 }
 
-const OWN_PIPE_TYPES = new WeakSet<object>();
-
-/**
- * Marks a parameter class that its route checks with a pipe of its own (on a hot
- * path, where class-validator costs more than the rules): the global
- * ValidationPipe leaves it alone, and the class still documents the parameter.
- */
-export function ValidatedByOwnPipe(): ClassDecorator {
-  return (target) => void OWN_PIPE_TYPES.add(target);
-}
-
 class StrictValidationPipe extends ValidationPipe {
   /**
    * A request body must be a JSON object (not absent, not null, not an array or
-   * a scalar), whatever checks its route adds. Checked here rather than by a
-   * pipe of its own, which every parameter of every request would also pass through.
+   * a scalar), whatever its route declares; class-transformer would otherwise
+   * turn such a body into an empty DTO.
    */
-  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw new InvalidInputError('Request body must be a JSON object');
     }
     return super.transform(value, metadata);
   }
 
-  protected override toValidate(metadata: ArgumentMetadata): boolean {
-    return !(metadata.metatype && OWN_PIPE_TYPES.has(metadata.metatype)) && super.toValidate(metadata);
-  }
-
   /**
-   * No implicit conversion of path and query strings: Number() would read
-   * "1e0", "0x1", " 1" and "+1" as 1. Parameters are parsed strictly where
-   * they are read (parseIdParam, the list query's pipe).
+   * No implicit conversion of a single path or query value: Number() would read
+   * "1e0", "0x1", " 1" and "+1" as 1. Such values are parsed strictly by their
+   * own pipe (ParseIdPipe) or by a DTO's @Transform.
    */
   protected override transformPrimitive(value: unknown): unknown {
     return value;
@@ -72,6 +94,7 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
+    // One message per field: the first rule it breaks.
     stopAtFirstError: true,
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => new InvalidInputError(describe(errors).join('; ')),
@@ -79,14 +102,14 @@ export function createValidationPipe(): ValidationPipe {
 }
 
 /**
- * A path parameter that is an id: decimal digits, 1 to 2^53 - 1. A function
- * rather than a pipe: Nest passes every pipeable parameter through an async
- * chain of the global and the parameter's own pipes, and on a get that chain
- * was a quarter of all the work the service adds to a bare Fastify server
- * (README, "Performance"), so a hot route reads its path from the request.
+ * A path parameter that is an id: plain decimal digits, 1 to 2^53 - 1; the
+ * message names the parameter. Use as `@Param('petId', ParseIdPipe)`.
  */
-export function parseIdParam(params: unknown, name: string): number {
-  const id = parseDecimal((params as Partial<Record<string, unknown>> | undefined)?.[name]);
-  if (!isPositiveSafeInteger(id)) throw new InvalidInputError(`${name} must be an integer from 1 to ${MAX_ID}`);
-  return id;
+@Injectable()
+export class ParseIdPipe implements PipeTransform<unknown, number> {
+  transform(value: unknown, { data }: ArgumentMetadata): number {
+    const id = parseDecimal(value);
+    if (!isPositiveSafeInteger(id)) throw new InvalidInputError(`${data ?? 'id'} must be an integer from 1 to ${MAX_ID}`);
+    return id;
+  }
 }

@@ -1,19 +1,17 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RouteSchema } from '@nestjs/platform-fastify';
 import { AppConfig } from '../../config/app-config';
+import { ApiStandardResponses } from '../../docs/api-standard-responses';
+import { requestOrigin } from '../../http/request-origin';
+import { ParseIdPipe } from '../../http/validation';
 import { PetsService } from '../application/pets.service';
 import { Pet } from '../domain/pet';
-import { ApiStandardResponses } from '../../docs/api-standard-responses';
-import { parseIdParam } from '../../http/validation';
-import { requestOrigin } from '../../http/request-origin';
-import { CreatePetDto, ParseCreatePetBodyPipe } from './dto/create-pet.dto';
-import { ListPetsQuery, ParseListPetsQueryPipe } from './dto/list-pets.query';
+import { CreatePetDto } from './dto/create-pet.dto';
+import { ListPetsQueryDto } from './dto/list-pets.query.dto';
 import { ID_SCHEMA, PetResponseDto } from './dto/pet.response.dto';
 import { DEPRECATION_RESPONSE_HEADERS, GET_PET_SUNSET } from './deprecation-headers.hook';
 import { decodeCursor, encodeCursor } from './pet-cursor';
-import { CREATED_PET_RESPONSE_SCHEMA, PET_RESPONSE_SCHEMA, PETS_RESPONSE_SCHEMA } from './pet.response';
 
 const NEXT_PAGE_HEADERS = {
   Link: {
@@ -36,10 +34,8 @@ export class PetsController {
   @ApiStandardResponses({
     success: { status: 200, description: 'A page of pets', type: [PetResponseDto], headers: NEXT_PAGE_HEADERS },
   })
-  @RouteSchema({ response: PETS_RESPONSE_SCHEMA })
   async listPets(
-    // Checked by ParseListPetsQueryPipe alone (the class is @ValidatedByOwnPipe); the class documents it.
-    @Query(ParseListPetsQueryPipe) query: ListPetsQuery,
+    @Query() query: ListPetsQueryDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Pet[]> {
@@ -65,8 +61,7 @@ export class PetsController {
     success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto },
     errors: [413, 415],
   })
-  @RouteSchema({ response: CREATED_PET_RESPONSE_SCHEMA })
-  createPet(@Body(ParseCreatePetBodyPipe) body: CreatePetDto): Promise<Pet> {
+  createPet(@Body() body: CreatePetDto): Promise<Pet> {
     return this.pets.create(body);
   }
 
@@ -84,9 +79,7 @@ export class PetsController {
     errors: [404],
     headers: DEPRECATION_RESPONSE_HEADERS,
   })
-  @RouteSchema({ response: PET_RESPONSE_SCHEMA })
-  getPet(@Req() request: FastifyRequest): Promise<Pet> {
-    // From the request rather than @Param with a pipe: see parseIdParam.
-    return this.pets.get(parseIdParam(request.params, 'petId'));
+  getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {
+    return this.pets.get(petId);
   }
 }

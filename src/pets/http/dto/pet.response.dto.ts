@@ -6,6 +6,7 @@ import { DEFAULT_PET_STATUS, PET_STATUSES, PetStatus } from '../../domain/pet-st
 /** How ids and categoryId appear in the API document: JSON integers from 1 to 2^53 - 1. */
 export const ID_SCHEMA = { type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID } as const;
 
+/** A pet's name as the API document shows it, in the request and in the response alike. */
 export const PET_NAME_SCHEMA = {
   type: String,
   minLength: 1,
@@ -18,7 +19,13 @@ export const PET_NAME_SCHEMA = {
 
 export const PET_STATUS_SCHEMA = { enum: PET_STATUSES, enumName: 'PetStatus', description: 'Availability status' } as const;
 
-/** A pet as the API returns it (the Pet schema of the API document). */
+/** What a status that is not one of the enumeration is told, in a body or a query. */
+export const PET_STATUS_MESSAGE = `$property must be one of ${PET_STATUSES.join(', ')}`;
+
+/**
+ * A pet as the API returns it (the Pet schema of the API document). Routes
+ * return domain Pets, which carry exactly these fields.
+ */
 @ApiSchema({ name: 'Pet', description: 'An animal in the catalogue.' })
 export class PetResponseDto implements Pet {
   @ApiProperty({ ...ID_SCHEMA, description: 'Identifier assigned by the service', example: 1 })
