@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { OpsMetrics } from '../../ops/metrics';
 import { NewPet, Pet, preparePet } from '../domain/pet';
 import { PetNotFoundError } from '../domain/pet.errors';
 import { PetRepository } from '../domain/pet.repository';
@@ -13,15 +12,10 @@ export interface PetPage {
 
 @Injectable()
 export class PetsService {
-  constructor(
-    private readonly pets: PetRepository,
-    private readonly metrics: OpsMetrics,
-  ) {}
+  constructor(private readonly pets: PetRepository) {}
 
-  async create(input: NewPet): Promise<Pet> {
-    const pet = await this.pets.create(preparePet(input));
-    this.metrics.countPetCreated();
-    return pet;
+  create(input: NewPet): Promise<Pet> {
+    return this.pets.create(preparePet(input));
   }
 
   async get(id: number): Promise<Pet> {

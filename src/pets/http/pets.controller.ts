@@ -5,6 +5,7 @@ import { AppConfig } from '../../config/app-config';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
 import { requestOrigin } from '../../http/request-origin';
 import { ParseIdPipe } from '../../http/validation';
+import { OpsMetrics } from '../../ops/metrics';
 import { PetsService } from '../application/pets.service';
 import { Pet } from '../domain/pet';
 import { CreatePetDto } from './dto/create-pet.dto';
@@ -27,6 +28,7 @@ export class PetsController {
   constructor(
     private readonly pets: PetsService,
     private readonly config: AppConfig,
+    private readonly metrics: OpsMetrics,
   ) {}
 
   @Get()
@@ -61,8 +63,10 @@ export class PetsController {
     success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto },
     errors: [413, 415],
   })
-  createPet(@Body() body: CreatePetDto): Promise<Pet> {
-    return this.pets.create(body);
+  async createPet(@Body() body: CreatePetDto): Promise<Pet> {
+    const pet = await this.pets.create(body);
+    this.metrics.countPetCreated();
+    return pet;
   }
 
   /** Deprecated: its headers come from an onRequest hook (deprecation-headers.hook.ts), so errors carry them too. */
