@@ -4,9 +4,8 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { createDataSourceOptions } from './database-options';
 import { runMigrations } from './run-migrations';
-import { SqlRunner } from './sql-runner';
 
-/** The DataSource, migrated before the first request, and the SqlRunner for hot-path queries. */
+/** The DataSource, migrated before the first request; feature modules register their entities with TypeOrmModule.forFeature. */
 @Global()
 @Module({
   imports: [
@@ -22,7 +21,5 @@ import { SqlRunner } from './sql-runner';
       },
     }),
   ],
-  providers: [SqlRunner],
-  exports: [SqlRunner],
 })
 export class DatabaseModule {}

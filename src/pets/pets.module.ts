@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { PetsService } from './application/pets.service';
 import { PetRepository } from './domain/pet.repository';
 import { PetsController } from './http/pets.controller';
+import { PetOrmEntity } from './infrastructure/pet.orm-entity';
 import { TypeOrmPetRepository } from './infrastructure/typeorm-pet.repository';
 
 /** The deprecation headers of getPet are a Fastify hook, registered by configureApp (see deprecation-headers.hook.ts). */
 @Module({
+  imports: [TypeOrmModule.forFeature([PetOrmEntity])],
   controllers: [PetsController],
   providers: [PetsService, { provide: PetRepository, useClass: TypeOrmPetRepository }],
 })

@@ -1,21 +1,24 @@
 import { Pet } from '../domain/pet';
-import { PetStatus } from '../domain/pet-status';
+import { PetOrmEntity } from './pet.orm-entity';
 
-/** A row as the hot-path queries select it (columns already aliased). */
-export interface PetRow {
-  id: number | string;
-  name: string;
-  categoryId: number | string;
-  status: string;
-}
-
+/** Keeps the table's row apart from the domain Pet, which is also the pet's wire form. */
 export const PetMapper = {
-  toDomain(row: PetRow): Pet {
+  /** MySQL hands a BIGINT back as a string unless the pool asks for numbers; either way the domain gets numbers. */
+  toDomain(entity: PetOrmEntity): Pet {
     return {
-      id: Number(row.id),
-      name: row.name,
-      categoryId: Number(row.categoryId),
-      status: row.status as PetStatus,
+      id: Number(entity.id),
+      name: entity.name,
+      categoryId: Number(entity.categoryId),
+      status: entity.status,
     };
+  },
+
+  /** A row to insert: the store assigns the id. */
+  toPersistence(pet: Omit<Pet, 'id'>): PetOrmEntity {
+    const entity = new PetOrmEntity();
+    entity.name = pet.name;
+    entity.categoryId = pet.categoryId;
+    entity.status = pet.status;
+    return entity;
   },
 };

@@ -1,44 +1,65 @@
-import type { SqlRunner } from '../../database/sql-runner';
-import type { Pet } from '../domain/pet';
+import { DataSource } from 'typeorm';
+import { createDataSourceOptions } from '../../database/database-options';
+import { runMigrations } from '../../database/run-migrations';
+import { Pet } from '../domain/pet';
+import { PetOrmEntity } from './pet.orm-entity';
 import { TypeOrmPetRepository } from './typeorm-pet.repository';
 
-function repositoryAnswering(answer: unknown) {
-  const query = jest.fn().mockResolvedValue(answer);
-  return { repository: new TypeOrmPetRepository({ query } as unknown as SqlRunner), query };
-}
+// The same repository on the real MariaDB: test/typeorm-pet-repository.int-spec.ts.
+describe('TypeOrmPetRepository on SQLite', () => {
+  let dataSource: DataSource;
+  let repository: TypeOrmPetRepository;
 
-const NEW_PET: Omit<Pet, 'id'> = { name: 'Rex', categoryId: 2, status: 'available' };
-
-describe('TypeOrmPetRepository', () => {
-  it.each([
-    ['the rowid better-sqlite3 gives', 7],
-    ['a bigint rowid', BigInt(7)],
-    ["mysql2's result header", { insertId: 7 }],
-    ["mysql2's header with a BIGINT id as a string", { insertId: '7' }],
-  ])('reads the new id from %s', async (_driver, answer) => {
-    const { repository, query } = repositoryAnswering(answer);
-    await expect(repository.create(NEW_PET)).resolves.toEqual({ id: 7, ...NEW_PET });
-    expect(query).toHaveBeenCalledWith(expect.stringMatching(/^INSERT INTO pets/), ['Rex', 2, 'available']);
+  beforeEach(async () => {
+    dataSource = await new DataSource(createDataSourceOptions('sqlite::memory:')).initialize();
+    await runMigrations(dataSource);
+    repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity));
   });
 
-  it('maps the row it finds by id, with numeric ids from either driver', async () => {
-    const { repository, query } = repositoryAnswering([{ id: '5', name: 'Rex', categoryId: '2', status: 'sold' }]);
-    await expect(repository.findById(5)).resolves.toEqual({ id: 5, name: 'Rex', categoryId: 2, status: 'sold' });
-    expect(query).toHaveBeenCalledWith(expect.stringContaining('WHERE id = ?'), [5]);
-  });
+  afterEach(() => dataSource.destroy());
 
-  it('finds nothing when no row comes back', async () => {
-    const { repository } = repositoryAnswering([]);
-    await expect(repository.findById(5)).resolves.toBeNull();
-  });
+  const add = (name: string, status: Pet['status'] = 'available', categoryId = 1) => repository.create({ name, categoryId, status });
 
-  it('reads a page after a cursor, filtered by status only when one is given', async () => {
-    const { repository, query } = repositoryAnswering([]);
-    await repository.findPage({ limit: 3 });
-    await repository.findPage({ limit: 3, status: 'sold', afterId: 9 });
-    expect(query.mock.calls).toEqual([
-      [expect.not.stringContaining('status = ?'), [0, 3]],
-      [expect.stringContaining('WHERE status = ? AND id > ?'), ['sold', 9, 3]],
+  it('stores a pet and answers with its new id, as a number', async () => {
+    await expect(add('Rex', 'sold', 9007199254740991)).resolves.toEqual({ id: 1, name: 'Rex', categoryId: 9007199254740991, status: 'sold' });
+    await expect(add('Tom')).resolves.toMatchObject({ id: 2 });
+    await expect(dataSource.query('SELECT id, name, category_id AS categoryId, status FROM pets ORDER BY id')).resolves.toEqual([
+      { id: 1, name: 'Rex', categoryId: 9007199254740991, status: 'sold' },
+      { id: 2, name: 'Tom', categoryId: 1, status: 'available' },
     ]);
+  });
+
+  it('finds a pet by id with exactly the domain fields, or nothing', async () => {
+    const rex = await add('  Ünïcødé 🐈\t', 'pending', 7);
+    const found = await repository.findById(rex.id);
+    expect(found).toEqual(rex);
+    expect(Object.keys(found!)).toEqual(['id', 'name', 'categoryId', 'status']);
+    expect(found).not.toBeInstanceOf(PetOrmEntity);
+    await expect(repository.findById(rex.id + 1)).resolves.toBeNull();
+  });
+
+  it('reads pages in id order after a cursor, filtered by status only when one is given', async () => {
+    for (const [name, status] of [['a', 'sold'], ['b', 'available'], ['c', 'sold'], ['d', 'sold'], ['e', 'pending']] as const) await add(name, status);
+    const names = (pets: Pet[]) => pets.map((pet) => pet.name);
+    expect(names(await repository.findPage({ limit: 3 }))).toEqual(['a', 'b', 'c']);
+    expect(names(await repository.findPage({ limit: 3, afterId: 3 }))).toEqual(['d', 'e']);
+    expect(names(await repository.findPage({ limit: 2, status: 'sold' }))).toEqual(['a', 'c']);
+    expect(names(await repository.findPage({ limit: 2, status: 'sold', afterId: 3 }))).toEqual(['d']);
+    await expect(repository.findPage({ limit: 5, afterId: 5 })).resolves.toEqual([]);
+  });
+
+  it.each([
+    ['by the (status, id) index', { status: 'sold' as const, afterId: 9 }, /USING (COVERING )?INDEX idx_pets_status_id \(status=\? AND id>\?\)/],
+    ['by the primary key', { afterId: 9 }, /USING INTEGER PRIMARY KEY \(rowid>\?\)/],
+  ])('reads a page %s, however deep the cursor is', async (_index, query, plan) => {
+    const queries: Array<[string, unknown[]]> = [];
+    const logged = jest.spyOn(dataSource.logger, 'logQuery').mockImplementation((sql, parameters) => void queries.push([sql, (parameters as unknown[] | undefined) ?? []]));
+    await repository.findPage({ limit: 2, ...query });
+    logged.mockRestore();
+    expect(queries).toHaveLength(1);
+    const [sql, parameters] = queries[0];
+    expect(sql).toMatch(/ORDER BY "PetOrmEntity"\."id" ASC LIMIT 2$/);
+    const steps: Array<{ detail: string }> = await dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, parameters);
+    expect(steps.map((step) => step.detail)).toEqual([expect.stringMatching(plan)]);
   });
 });
