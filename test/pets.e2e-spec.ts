@@ -102,6 +102,7 @@ describeOnStore('pets API', () => {
       ['malformed JSON', '{"name":', { 'content-type': 'application/json' }, 400, 'validation_failed'],
       ['an empty JSON body', '', { 'content-type': 'application/json' }, 400, 'validation_failed'],
       ['no body at all', undefined, {}, 400, 'validation_failed'],
+      ['a small body of deeply nested arrays', `{"name":"Rex","categoryId":1,"pad":${'['.repeat(7_000)}${']'.repeat(7_000)}}`, { 'content-type': 'application/json' }, 400, 'validation_failed'],
       ['a 9007199254740993 that JSON.parse rounds', '{"name":"Rex","categoryId":9007199254740993}', { 'content-type': 'application/json' }, 400, 'validation_failed'],
       ['text/plain', '{"name":"Rex","categoryId":1}', { 'content-type': 'text/plain' }, 415, 'unsupported_media_type'],
       ['a form body', 'name=Rex&categoryId=1', { 'content-type': 'application/x-www-form-urlencoded' }, 415, 'unsupported_media_type'],

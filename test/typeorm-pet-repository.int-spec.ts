@@ -56,7 +56,9 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
   });
 
   it('gives 100 concurrent creates 100 distinct ids, each the id stored', async () => {
-    const created = await Promise.all(Array.from({ length: 100 }, (_, i) => repository.create({ name: `burst ${i}`, categoryId: i + 1, status: 'available' })));
+    const created = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => repository.create({ name: `burst ${i}`, categoryId: i + 1, status: 'available' })),
+    );
     expect(new Set(created.map((pet) => pet.id)).size).toBe(100);
     const stored = await repository.findPage({ limit: 100 });
     expect(stored).toEqual([...created].sort((x, y) => x.id - y.id));

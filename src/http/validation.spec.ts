@@ -1,6 +1,6 @@
 import { ArgumentMetadata } from '@nestjs/common';
 import { InvalidInputError } from '../errors/domain-error';
-import { CodePointLength, createValidationPipe, IsId, parseDecimal, ParseIdPipe } from './validation';
+import { CodePointLength, createValidationPipe, IsId, MAX_BODY_DEPTH, parseDecimal, ParseIdPipe } from './validation';
 
 /** The rules this file adds to class-validator, on a body as a new route would declare one. */
 class LabelDto {
@@ -42,6 +42,16 @@ describe('the global validation pipe', () => {
   it.each([undefined, null, [], 'text', 5])('refuses a body of %p, whatever the route declares', async (body) => {
     for (const metatype of [LabelDto, Object, undefined]) {
       await expect(pipe.transform(body, asBody(metatype))).rejects.toThrow(new InvalidInputError('Request body must be a JSON object'));
+    }
+  });
+
+  it('refuses a body nested deeper than any DTO declares, before class-transformer copies it', async () => {
+    const nested = (depth: number) => JSON.parse(`{"label":"a","ownerId":1,"pad":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    await expect(pipe.transform(nested(MAX_BODY_DEPTH - 1), asBody(LabelDto))).rejects.toThrow(new InvalidInputError('property pad should not exist'));
+    for (const depth of [MAX_BODY_DEPTH, 8_000]) {
+      await expect(pipe.transform(nested(depth), asBody(LabelDto))).rejects.toThrow(
+        new InvalidInputError(`Request body must not nest more than ${MAX_BODY_DEPTH} levels deep`),
+      );
     }
   });
 

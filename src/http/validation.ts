@@ -60,6 +60,25 @@ function describe(errors: ValidationError[]): string[] {
   });
 }
 
+/**
+ * Deeper than any body a route declares, and shallow enough for class-transformer,
+ * which copies a body recursively and would run out of stack on a small body of
+ * deeply nested arrays.
+ */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether an object or array sits `limit` levels below the value; walked without recursion, for the same reason. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  while (pending.length) {
+    const [node, depth] = pending.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth === limit) return true;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 class StrictValidationPipe extends ValidationPipe {
   /**
    * A request body must be a JSON object (not absent, not null, not an array or
@@ -67,8 +86,13 @@ class StrictValidationPipe extends ValidationPipe {
    * turn such a body into an empty DTO.
    */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-      throw new InvalidInputError('Request body must be a JSON object');
+    if (metadata.type === 'body') {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new InvalidInputError('Request body must be a JSON object');
+      }
+      if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+        throw new InvalidInputError(`Request body must not nest more than ${MAX_BODY_DEPTH} levels deep`);
+      }
     }
     return super.transform(value, metadata);
   }

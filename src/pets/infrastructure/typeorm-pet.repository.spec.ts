@@ -39,7 +39,8 @@ describe('TypeOrmPetRepository on SQLite', () => {
   });
 
   it('reads pages in id order after a cursor, filtered by status only when one is given', async () => {
-    for (const [name, status] of [['a', 'sold'], ['b', 'available'], ['c', 'sold'], ['d', 'sold'], ['e', 'pending']] as const) await add(name, status);
+    const statuses = { a: 'sold', b: 'available', c: 'sold', d: 'sold', e: 'pending' } as const;
+    for (const [name, status] of Object.entries(statuses)) await add(name, status);
     const names = (pets: Pet[]) => pets.map((pet) => pet.name);
     expect(names(await repository.findPage({ limit: 3 }))).toEqual(['a', 'b', 'c']);
     expect(names(await repository.findPage({ limit: 3, afterId: 3 }))).toEqual(['d', 'e']);
@@ -49,11 +50,13 @@ describe('TypeOrmPetRepository on SQLite', () => {
   });
 
   it.each([
-    ['by the (status, id) index', { status: 'sold' as const, afterId: 9 }, /USING (COVERING )?INDEX idx_pets_status_id \(status=\? AND id>\?\)/],
+    ['by the (status, id) index', { status: 'sold' as const, afterId: 9 }, /USING INDEX idx_pets_status_id \(status=\? AND id>\?\)/],
     ['by the primary key', { afterId: 9 }, /USING INTEGER PRIMARY KEY \(rowid>\?\)/],
   ])('reads a page %s, however deep the cursor is', async (_index, query, plan) => {
     const queries: Array<[string, unknown[]]> = [];
-    const logged = jest.spyOn(dataSource.logger, 'logQuery').mockImplementation((sql, parameters) => void queries.push([sql, (parameters as unknown[] | undefined) ?? []]));
+    const logged = jest
+      .spyOn(dataSource.logger, 'logQuery')
+      .mockImplementation((sql, parameters) => void queries.push([sql, (parameters as unknown[] | undefined) ?? []]));
     await repository.findPage({ limit: 2, ...query });
     logged.mockRestore();
     expect(queries).toHaveLength(1);
