@@ -7,6 +7,7 @@ import { createValidationPipe } from './http/validation';
 import { configureOperations } from './ops/ops.setup';
 import { requestIdFor } from './ops/request-id';
 import { registerDeprecationHeaders } from './pets/http/deprecation-headers.hook';
+import { registerUnguardedRequestLimits } from './rate-limit/http/unguarded-request.hook';
 
 /** The Fastify instance's options: body limit and proxy trust come from configuration. */
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
@@ -33,6 +34,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   // First: these two give routes their own hooks as they are registered, the API docs' routes included.
   configureOperations(app);
   registerDeprecationHeaders(app.getHttpAdapter().getInstance(), app.get(AppConfig));
+  registerUnguardedRequestLimits(app);
   registerJsonParser(app);
   app.enableVersioning({ type: VersioningType.URI });
   setupApiDocs(app);

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ApiKeyAuthenticator, KEY_CACHE_TTL_MS } from '../src/auth/application/api-key-authenticator';
+import { KEY_CACHE_TTL_MS } from '../src/auth/application/api-key-authenticator';
 import { ApiKeysService } from '../src/auth/application/api-keys.service';
+import { Clock } from '../src/config/clock';
 import { ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
+import { FakeClock } from './support/fake-clock';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** Each operation with the status it answers a valid key (pet 1 is made in beforeAll). */
@@ -15,9 +17,10 @@ const OPERATIONS = [
 
 describeOnStore('API key authentication', () => {
   let testApp: TestApp;
+  const clock = new FakeClock(Date.now());
 
   beforeAll(async () => {
-    testApp = await createTestApp();
+    testApp = await createTestApp({ overrides: [{ provide: Clock, useValue: clock }] });
     expect((await testApp.client.post<{ id: number }>('/v1/pets', { name: 'First', categoryId: 1 })).body.id).toBe(1);
   });
   afterAll(() => testApp?.close());
@@ -73,17 +76,10 @@ describeOnStore('API key authentication', () => {
   it('refuses a revoked key on every operation once the key cache has expired (at most 4 seconds)', async () => {
     const { id, secret } = await testApp.createKey({ plan: 'pro', name: 'to revoke' });
     const client = testApp.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
-    const authenticator = testApp.app.get(ApiKeyAuthenticator);
-    let now = Date.now();
-    authenticator.now = () => now;
-    try {
-      expect((await client.get('/v1/pets')).status).toBe(200);
-      await testApp.app.get(ApiKeysService).revoke(id);
-      now += KEY_CACHE_TTL_MS;
-      for (const operation of OPERATIONS) expectUnauthorized(await client.request(operation));
-    } finally {
-      authenticator.now = Date.now;
-    }
+    expect((await client.get('/v1/pets')).status).toBe(200);
+    await testApp.app.get(ApiKeysService).revoke(id);
+    clock.advance(KEY_CACHE_TTL_MS);
+    for (const operation of OPERATIONS) expectUnauthorized(await client.request(operation));
     expect(KEY_CACHE_TTL_MS).toBeLessThan(5_000);
   });
 

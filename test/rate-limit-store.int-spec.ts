@@ -15,7 +15,6 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
     const key = `key-${randomBytes(6).toString('hex')}`;
     const c = {
       now: T0,
-      // Memory answers at once, Redis with a promise: the contract is on the decision either way.
       send: async (): Promise<RateLimitDecision> => store().consume(key, specs, policy, c.now),
       sendMany: async (n: number): Promise<RateLimitDecision[]> => {
         const decisions: RateLimitDecision[] = [];

@@ -1,20 +1,19 @@
 import { DataSource } from 'typeorm';
-import { ApiKeyAuthenticator, KEY_CACHE_TTL_MS } from '../src/auth/application/api-key-authenticator';
+import { KEY_CACHE_TTL_MS } from '../src/auth/application/api-key-authenticator';
 import { ApiKeysService } from '../src/auth/application/api-keys.service';
-import { RateLimiter } from '../src/rate-limit/application/rate-limiter';
+import { Clock } from '../src/config/clock';
 import { ApiClient, ApiRequest, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
+import { FakeClock } from './support/fake-clock';
 import { createTestApp, TestApp } from './support/test-app';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
-/** One app whose clocks (rate-limit windows, key cache) the spec moves by hand. */
+/** One app whose clock (rate-limit windows, key cache) the spec moves by hand. */
 async function appWithClock(env: Record<string, string>) {
-  const testApp = await createTestApp({ env });
-  const clock = { now: Date.UTC(2030, 0, 1, 12, 0, 0) };
-  testApp.app.get(RateLimiter).now = () => clock.now;
-  testApp.app.get(ApiKeyAuthenticator).now = () => clock.now;
+  const clock = new FakeClock(Date.UTC(2030, 0, 1, 12, 0, 0));
+  const testApp = await createTestApp({ env, overrides: [{ provide: Clock, useValue: clock }] });
   const keyClient = async (input: Parameters<TestApp['createKey']>[0]) => {
     const { id, secret } = await testApp.createKey(input);
     return { id, client: testApp.anonymous.withHeaders({ authorization: `Bearer ${secret}` }) };
@@ -61,16 +60,16 @@ describeOnStore('rate limits', () => {
   it('counts a key across every route in one quota and answers 429 with Retry-After once it is used up', async () => {
     const { clock, keyClient } = await setUp({ RATE_LIMIT_PLANS: '{"free":{"perMinute":3,"perDay":100}}' });
     const { client } = await keyClient({ plan: 'free' });
-    const resetAt = Math.ceil((clock.now + MINUTE) / 1000);
+    const resetAt = Math.ceil((clock.now() + MINUTE) / 1000);
     expectRateHeaders(await client.get('/v1/pets'), { limit: 3, remaining: 2, reset: resetAt });
     expectRateHeaders(await client.post('/v1/pets', { name: 'Rex', categoryId: 1 }), { limit: 3, remaining: 1, reset: resetAt });
     expectRateHeaders(await client.get('/v1/pets/999'), { limit: 3, remaining: 0, reset: resetAt });
-    clock.now += 10_000;
+    clock.advance(10_000);
     const refused = await client.get('/v1/pets');
     expectRejected(refused, 'rate_limited', 50);
     expectRateHeaders(refused, { limit: 3, remaining: 0, reset: resetAt });
-    clock.now += 50_000;
-    expectRateHeaders(await client.get('/v1/pets'), { limit: 3, remaining: 2, reset: Math.ceil((clock.now + MINUTE) / 1000) });
+    clock.advance(50_000);
+    expectRateHeaders(await client.get('/v1/pets'), { limit: 3, remaining: 2, reset: Math.ceil((clock.now() + MINUTE) / 1000) });
   });
 
   it('keeps keys apart', async () => {
@@ -90,24 +89,24 @@ describeOnStore('rate limits', () => {
     await send(client, 3);
     const refused = await send(client, 10);
     expect(refused.map((r) => r.status)).toEqual(Array(10).fill(429));
-    clock.now += MINUTE;
+    clock.advance(MINUTE);
     const accepted = await send(client, 3);
     expect(accepted.map((r) => r.status)).toEqual([200, 200, 200]);
     // Six counted of the day's seven: the ten refusals used none of it.
     expectRateHeaders(accepted[2], { limit: 3, remaining: 0 });
     expect((await client.get('/v1/pets')).status).toBe(429);
-    clock.now += MINUTE;
+    clock.advance(MINUTE);
     expectRateHeaders(await client.get('/v1/pets'), { limit: 7, remaining: 0 });
   });
 
   it('lets a small daily quota bind before the minute window', async () => {
     const { clock, keyClient } = await setUp({ RATE_LIMIT_PLANS: '{"free":{"perMinute":5,"perDay":8}}' });
     const { client } = await keyClient({ plan: 'free' });
-    const dayReset = Math.ceil((clock.now + DAY) / 1000);
+    const dayReset = Math.ceil((clock.now() + DAY) / 1000);
     const first = await send(client, 5);
     expectRateHeaders(first[0], { limit: 5, remaining: 4 });
     expectRateHeaders(first[4], { limit: 5, remaining: 0 });
-    clock.now += MINUTE;
+    clock.advance(MINUTE);
     const second = await send(client, 3);
     expectRateHeaders(second[0], { limit: 8, remaining: 2, reset: dayReset });
     expectRateHeaders(second[2], { limit: 8, remaining: 0, reset: dayReset });
@@ -126,15 +125,15 @@ describeOnStore('rate limits', () => {
     const other = await keyClient({ plan: 'free' });
     await send(client, 2);
     for (const response of await send(client, 3)) expectRejected(response, 'rate_limited', 60);
-    const banStart = clock.now;
+    const banStart = clock.now();
     const banned = await client.get('/v1/pets');
     expectRejected(banned, 'api_key_banned', 120);
     expectRateHeaders(banned, { limit: 2, remaining: 0, reset: Math.ceil((banStart + 120_000) / 1000) });
     expect((banned.body as { message: string }).message).toMatch(/banned/i);
-    clock.now += 61_000;
+    clock.advance(61_000);
     expectRejected(await client.get('/v1/pets'), 'api_key_banned', 59);
     expect((await other.client.get('/v1/pets')).status).toBe(200);
-    clock.now = banStart + 120_000;
+    clock.set(banStart + 120_000);
     const back = await client.get('/v1/pets');
     expect(back.status).toBe(200);
     expectRateHeaders(back, { limit: 2, remaining: 1 });
@@ -166,7 +165,7 @@ describeOnStore('rate limits', () => {
     await send(client, 2);
     expectRejected(await client.get('/v1/pets'), 'rate_limited', 60);
     await testApp.app.get(ApiKeysService).setPlan(id, { plan: 'business' });
-    clock.now += KEY_CACHE_TTL_MS;
+    clock.advance(KEY_CACHE_TTL_MS);
     const upgraded = await client.get('/v1/pets');
     expect(upgraded.status).toBe(200);
     expectRateHeaders(upgraded, { limit: 1000, remaining: 997 });

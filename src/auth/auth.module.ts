@@ -1,23 +1,24 @@
 import { Module } from '@nestjs/common';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
+import { CallerLookup } from './application/caller-lookup';
 import { ApiKeyRepository } from './domain/api-key.repository';
 import { BearerAuthGuard } from './http/bearer-auth.guard';
-import { CallerResolver } from './http/caller-resolver';
 import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.repository';
 
 /**
- * API keys and bearer authentication. The guard is exported, not registered
- * globally here: AppModule orders the global guards (rate limits first).
+ * API keys and bearer authentication. Other modules ask CallerLookup who a
+ * request comes from. The guard is exported, not registered globally here:
+ * AppModule orders the global guards (rate limits first).
  */
 @Module({
   providers: [
     ApiKeysService,
     ApiKeyAuthenticator,
-    CallerResolver,
+    CallerLookup,
     BearerAuthGuard,
     { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
   ],
-  exports: [ApiKeysService, CallerResolver, BearerAuthGuard],
+  exports: [ApiKeysService, CallerLookup, BearerAuthGuard],
 })
 export class AuthModule {}

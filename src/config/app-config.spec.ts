@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from './app-config';
 
 describe('loadConfig', () => {
-  it('needs no variables: embedded store, port 3000, the specification plans', () => {
+  it('needs no variables: embedded store, port 3000, no plan overrides', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 3000,
@@ -13,15 +13,12 @@ describe('loadConfig', () => {
       banSeconds: 900,
       redisUrl: undefined,
     });
-    expect(config.rateLimitPlans.free).toEqual({ perMinute: 60, perDay: 1000 });
-    expect(config.rateLimitPlans.business).toEqual({ perMinute: 1000, perDay: 100000 });
+    expect(config.rateLimitPlans).toEqual({});
   });
 
-  it('overrides only the plans RATE_LIMIT_PLANS names', () => {
-    const config = loadConfig({ RATE_LIMIT_PLANS: '{"free":{"perMinute":5,"perDay":8},"pro":{"perDay":20}}' });
-    expect(config.rateLimitPlans.free).toEqual({ perMinute: 5, perDay: 8 });
-    expect(config.rateLimitPlans.pro).toEqual({ perMinute: 300, perDay: 20 });
-    expect(config.rateLimitPlans.business).toEqual({ perMinute: 1000, perDay: 100000 });
+  it('reads RATE_LIMIT_PLANS as the numbers it gives, by plan name (the plan table is built in auth)', () => {
+    const config = loadConfig({ RATE_LIMIT_PLANS: '{"free":{"perMinute":5,"perDay":8},"pro":{"perDay":20},"business":null}' });
+    expect(config.rateLimitPlans).toEqual({ free: { perMinute: 5, perDay: 8 }, pro: { perDay: 20 }, business: {} });
   });
 
   it.each([
@@ -31,8 +28,8 @@ describe('loadConfig', () => {
     [{ APP_ENV: 'prod' }, /APP_ENV/],
     [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
     [{ BODY_LIMIT_BYTES: '12kb' }, /BODY_LIMIT_BYTES/],
-    [{ RATE_LIMIT_PLANS: '{"gold":{"perMinute":1,"perDay":1}}' }, /RATE_LIMIT_PLANS: unknown plan "gold"/],
     [{ RATE_LIMIT_PLANS: '{"free":{"perMinute":0}}' }, /RATE_LIMIT_PLANS/],
+    [{ RATE_LIMIT_PLANS: '{"free":{"perDay":"8"}}' }, /RATE_LIMIT_PLANS: plan "free" needs positive integers/],
     [{ RATE_LIMIT_PLANS: 'nope' }, /RATE_LIMIT_PLANS: is not valid JSON/],
     [{ PUBLIC_BASE_URL: 'https://api.example.com' }, /PUBLIC_BASE_URL/],
     [{ APP_ENV: 'production' }, /ALLOW_SQLITE_IN_PRODUCTION/],

@@ -1,6 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, ValidateBy, validateSync } from 'class-validator';
-import { DEFAULT_PLAN_LIMITS, isPlan, Plan, PlanLimits } from '../auth/domain/plan';
 
 export const APP_ENVS = ['development', 'test', 'staging', 'production'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -68,7 +67,17 @@ class EnvironmentVariables {
 
 const KNOWN_VARIABLES = new Set(Object.keys(new EnvironmentVariables()));
 
-export type RateLimitPlans = Readonly<Record<Plan, PlanLimits>>;
+/** A plan's limits as RATE_LIMIT_PLANS gives them: either number may be left to the plan's default. */
+export interface PlanLimitsOverride {
+  readonly perMinute?: number;
+  readonly perDay?: number;
+}
+
+/**
+ * RATE_LIMIT_PLANS by plan name, each number a positive integer. Which names
+ * are plans is the auth module's to say, where it builds its plan table.
+ */
+export type RateLimitPlanOverrides = Readonly<Record<string, PlanLimitsOverride>>;
 
 /** The service's whole configuration, built once at start from the environment. */
 export interface AppConfig {
@@ -81,7 +90,7 @@ export interface AppConfig {
   readonly appEnv: AppEnv;
   readonly publicBaseUrl: string;
   readonly stagingBaseUrl: string;
-  readonly rateLimitPlans: RateLimitPlans;
+  readonly rateLimitPlans: RateLimitPlanOverrides;
   readonly banAfterRejections: number;
   readonly banSeconds: number;
   readonly logLevel: LogLevel;
@@ -106,7 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (first) {
     const constraint = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
     const message = constraint.startsWith(`${first.property} `) ? constraint.slice(first.property.length + 1) : constraint;
-    throw new ConfigError(`Invalid configuration: ${first.property}: ${message}`);
+    throw invalidConfiguration(first.property, message);
   }
   if (vars.APP_ENV === 'production' && vars.DATABASE_URL.startsWith('sqlite:') && !vars.ALLOW_SQLITE_IN_PRODUCTION) {
     throw new ConfigError(
@@ -135,10 +144,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
 }
 
-function parsePlans(json: string | undefined): RateLimitPlans {
-  if (json === undefined) return DEFAULT_PLAN_LIMITS;
+/** One line naming the variable, as every configuration error is. */
+export function invalidConfiguration(variable: string, why: string): ConfigError {
+  return new ConfigError(`Invalid configuration: ${variable}: ${why}`);
+}
+
+function parsePlans(json: string | undefined): RateLimitPlanOverrides {
+  if (json === undefined) return {};
   const fail = (why: string): never => {
-    throw new ConfigError(`Invalid configuration: RATE_LIMIT_PLANS: ${why}`);
+    throw invalidConfiguration('RATE_LIMIT_PLANS', why);
   };
   let parsed: unknown;
   try {
@@ -149,20 +163,20 @@ function parsePlans(json: string | undefined): RateLimitPlans {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return fail('must be a JSON object such as {"free":{"perMinute":5,"perDay":8}}');
   }
-  const plans: Record<Plan, PlanLimits> = { ...DEFAULT_PLAN_LIMITS };
+  const plans: Record<string, PlanLimitsOverride> = {};
   for (const [plan, limits] of Object.entries(parsed)) {
-    if (!isPlan(plan)) fail(`unknown plan "${plan}"`);
-    const { perMinute, perDay } = (limits ?? {}) as Partial<PlanLimits>;
-    const base = DEFAULT_PLAN_LIMITS[plan as Plan];
-    const merged = { perMinute: perMinute ?? base.perMinute, perDay: perDay ?? base.perDay };
-    if (!isPositiveInt(merged.perMinute) || !isPositiveInt(merged.perDay)) {
+    const { perMinute, perDay } = (limits ?? {}) as Record<string, unknown>;
+    if (!isAbsentOrPositiveInt(perMinute) || !isAbsentOrPositiveInt(perDay)) {
       fail(`plan "${plan}" needs positive integers perMinute and perDay`);
     }
-    plans[plan as Plan] = merged;
+    plans[plan] = {
+      ...(perMinute == null ? {} : { perMinute: perMinute as number }),
+      ...(perDay == null ? {} : { perDay: perDay as number }),
+    };
   }
   return plans;
 }
 
-function isPositiveInt(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 1;
+function isAbsentOrPositiveInt(value: unknown): boolean {
+  return value == null || (Number.isSafeInteger(value) && (value as number) >= 1);
 }

@@ -1,8 +1,7 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { HeadersObject } from '@nestjs/swagger';
-import { MESSAGE_BY_CODE } from '../errors/all-exceptions.filter';
-import { errorBody, ErrorCode } from '../errors/error-code';
+import { errorBody, ErrorCode, MESSAGE_BY_CODE } from '../errors/error-code';
 import { ErrorResponse } from '../errors/error.response';
 
 /**

@@ -1,11 +1,10 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, Optional } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { types } from 'node:util';
 import { DomainError } from './domain-error';
-import { ErrorBody, errorBody, ErrorCode } from './error-code';
+import { ErrorBody, errorBody, ErrorCode, MESSAGE_BY_CODE } from './error-code';
 import { noteErrorCode } from './sent-error-code';
-import { UNROUTED_REQUEST_HOOK, UnroutedRequestHook } from './unrouted-request.hook';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'validation_failed',
@@ -16,18 +15,6 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   415: 'unsupported_media_type',
   429: 'rate_limited',
   503: 'service_unavailable',
-};
-
-export const MESSAGE_BY_CODE: Record<ErrorCode, string> = {
-  validation_failed: 'Request is invalid',
-  unauthorized: 'A valid API key is required: send Authorization: Bearer <key>',
-  not_found: 'Resource not found',
-  payload_too_large: 'Request body is too large',
-  unsupported_media_type: 'Content-Type must be application/json',
-  rate_limited: 'Rate limit exceeded; retry after the time given in Retry-After',
-  api_key_banned: 'API key temporarily banned for ignoring rate limits; retry after the time given in Retry-After',
-  internal_error: 'Internal server error',
-  service_unavailable: 'Service unavailable',
 };
 
 interface FrameworkError {
@@ -44,23 +31,17 @@ interface FrameworkError {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    @Optional() @Inject(UNROUTED_REQUEST_HOOK) private readonly unroutedHook?: UnroutedRequestHook,
-  ) {}
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
 
-  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
+  catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    // What the client is told and what is logged are the same error: the hook's, when it replaced this one.
-    const replacement = await this.unroutedHook?.beforeErrorReply(request, reply).catch((error: unknown) => error);
-    const cause = replacement ?? exception;
-    const body = this.toErrorBody(cause);
+    const body = this.toErrorBody(exception);
     if (body.status >= 500 && body.code !== 'service_unavailable') {
       // The request id ties the stack to the request's own log line. isNativeError, not instanceof: a
       // driver's native code may throw errors made in another V8 context (better-sqlite3 under jest's).
-      this.logger.error({ requestId: request.id }, types.isNativeError(cause) ? (cause.stack ?? cause.message) : String(cause));
+      this.logger.error({ requestId: request.id }, types.isNativeError(exception) ? (exception.stack ?? exception.message) : String(exception));
     }
     noteErrorCode(reply, body.code);
     this.adapterHost.httpAdapter.reply(reply, body, body.status);

@@ -13,6 +13,19 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** What an error body says when nothing more precise is known (the API document's examples too). */
+export const MESSAGE_BY_CODE: Record<ErrorCode, string> = {
+  validation_failed: 'Request is invalid',
+  unauthorized: 'A valid API key is required: send Authorization: Bearer <key>',
+  not_found: 'Resource not found',
+  payload_too_large: 'Request body is too large',
+  unsupported_media_type: 'Content-Type must be application/json',
+  rate_limited: 'Rate limit exceeded; retry after the time given in Retry-After',
+  api_key_banned: 'API key temporarily banned for ignoring rate limits; retry after the time given in Retry-After',
+  internal_error: 'Internal server error',
+  service_unavailable: 'Service unavailable',
+};
+
 /** The one shape every error response has. */
 export interface ErrorBody {
   code: ErrorCode;

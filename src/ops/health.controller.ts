@@ -1,8 +1,10 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
 import { notReadyMessage, ServiceUnavailableError } from './readiness';
 import { ReadinessService } from './readiness.service';
 
 /** Probes for orchestrators and load balancers: outside /v1, no key, never cached. */
+@SkipThrottle()
 @Controller()
 export class HealthController {
   constructor(private readonly readiness: ReadinessService) {}

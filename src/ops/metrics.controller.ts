@@ -1,8 +1,10 @@
 import { Controller, Get, Res } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
 import { OpsMetrics } from './metrics';
 
 /** Prometheus scrapes each replica here (text exposition format); no key, outside /v1. */
+@SkipThrottle()
 @Controller()
 export class MetricsController {
   constructor(private readonly metrics: OpsMetrics) {}

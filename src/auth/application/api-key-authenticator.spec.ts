@@ -1,5 +1,6 @@
 import { hashApiKeySecret } from '../domain/api-key-secret';
 import { ApiKeyAuthenticator, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from './api-key-authenticator';
+import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
 
 const secret = (fill: string) => `ask_test_${fill.repeat(43).slice(0, 43)}`;
@@ -7,13 +8,12 @@ const secret = (fill: string) => `ask_test_${fill.repeat(43).slice(0, 43)}`;
 describe('ApiKeyAuthenticator', () => {
   let repository: InMemoryApiKeyRepository;
   let authenticator: ApiKeyAuthenticator;
-  let now: number;
+  let clock: FakeClock;
 
   beforeEach(async () => {
     repository = new InMemoryApiKeyRepository();
-    authenticator = new ApiKeyAuthenticator(repository);
-    now = 1_000_000;
-    authenticator.now = () => now;
+    clock = new FakeClock(1_000_000);
+    authenticator = new ApiKeyAuthenticator(repository, clock);
     await repository.create({ name: 'a', plan: 'pro', customLimits: null, keyHash: hashApiKeySecret(secret('a')) });
   });
 
@@ -25,29 +25,26 @@ describe('ApiKeyAuthenticator', () => {
     await expect(authenticator.authenticate(secret('z'))).resolves.toBeNull();
     expect(repository.lookups).toBe(1);
     for (const token of ['', 'hunter2', `ask_prod_${'a'.repeat(43)}`, `${secret('a')}x`]) {
-      expect(authenticator.authenticate(token)).toBeNull();
+      await expect(authenticator.authenticate(token)).resolves.toBeNull();
     }
     expect(repository.lookups).toBe(1);
   });
 
   it('answers from memory within the TTL and asks the store again after it', async () => {
     await authenticator.authenticate(secret('a'));
-    now += KEY_CACHE_TTL_MS - 1;
+    clock.advance(KEY_CACHE_TTL_MS - 1);
     await authenticator.authenticate(secret('a'));
     expect(repository.lookups).toBe(1);
-    now += 1;
+    clock.advance(1);
     await authenticator.authenticate(secret('a'));
     expect(repository.lookups).toBe(2);
   });
 
-  it('answers a known key itself, not a promise, once its lookup has settled', async () => {
-    const first = authenticator.authenticate(secret('a'));
-    expect(first).toBeInstanceOf(Promise);
-    const key = await first;
-    expect(authenticator.authenticate(secret('a'))).toBe(key);
-    expect(authenticator.authenticate(secret('z'))).toBeInstanceOf(Promise);
-    await authenticator.authenticate(secret('z'));
-    expect(authenticator.authenticate(secret('z'))).toBeNull();
+  it('remembers a known key and an unknown one alike until the TTL', async () => {
+    const key = await authenticator.authenticate(secret('a'));
+    await expect(authenticator.authenticate(secret('a'))).resolves.toBe(key);
+    await expect(authenticator.authenticate(secret('z'))).resolves.toBeNull();
+    await expect(authenticator.authenticate(secret('z'))).resolves.toBeNull();
     expect(repository.lookups).toBe(2);
   });
 
@@ -59,7 +56,7 @@ describe('ApiKeyAuthenticator', () => {
   it('refuses a revoked key once the cached entry expires', async () => {
     await expect(authenticator.authenticate(secret('a'))).resolves.not.toBeNull();
     await repository.update(1, { revokedAt: new Date() });
-    now += KEY_CACHE_TTL_MS;
+    clock.advance(KEY_CACHE_TTL_MS);
     await expect(authenticator.authenticate(secret('a'))).resolves.toBeNull();
   });
 
@@ -70,12 +67,13 @@ describe('ApiKeyAuthenticator', () => {
     await expect(authenticator.authenticate(secret('a'))).resolves.toMatchObject({ id: 1 });
   });
 
-  it('keeps at most KEY_CACHE_MAX_ENTRIES entries, dropping the oldest', async () => {
-    const cache = (authenticator as unknown as { cache: Map<string, unknown> }).cache;
-    for (let i = 0; i < KEY_CACHE_MAX_ENTRIES + 5; i++) {
-      await authenticator.authenticate(`ask_test_${String(i).padStart(43, '0')}`);
-    }
-    expect(cache.size).toBe(KEY_CACHE_MAX_ENTRIES);
-    expect(cache.has(hashApiKeySecret(`ask_test_${String(0).padStart(43, '0')}`))).toBe(false);
+  it('keeps at most KEY_CACHE_MAX_ENTRIES keys, dropping the least recently used', async () => {
+    const token = (i: number) => `ask_test_${String(i).padStart(43, '0')}`;
+    for (let i = 0; i < KEY_CACHE_MAX_ENTRIES + 5; i++) await authenticator.authenticate(token(i));
+    const lookups = repository.lookups;
+    await authenticator.authenticate(token(KEY_CACHE_MAX_ENTRIES + 4));
+    expect(repository.lookups).toBe(lookups);
+    await authenticator.authenticate(token(0));
+    expect(repository.lookups).toBe(lookups + 1);
   });
 });

@@ -4,7 +4,8 @@ import { ApiKey, checkPlanLimits, MAX_KEY_NAME_LENGTH } from '../domain/api-key'
 import { ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
-import { isPlan, PLANS, PlanLimits } from '../domain/plan';
+import { isPlan, Plan, PLANS, PlanLimits } from '../domain/plan';
+import { planTable, PlanTable } from './plan-table';
 
 export interface CreateApiKeyInput {
   plan: string;
@@ -22,10 +23,14 @@ export interface CreatedApiKey {
 /** The key life cycle: create (secret shown once), list, change plan, revoke. */
 @Injectable()
 export class ApiKeysService {
+  private readonly plans: PlanTable;
+
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.plans = planTable(config.rateLimitPlans);
+  }
 
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
     const plan = parsePlan(input.plan);
@@ -61,7 +66,12 @@ export class ApiKeysService {
 
   /** The limits that apply to a key: its own numbers, or its plan's from configuration. */
   limitsOf(key: ApiKey): PlanLimits {
-    return key.customLimits ?? this.config.rateLimitPlans[key.plan];
+    return key.customLimits ?? this.plans[key.plan];
+  }
+
+  /** A plan's limits from configuration. */
+  limitsOfPlan(plan: Plan): PlanLimits {
+    return this.plans[plan];
   }
 
   /**

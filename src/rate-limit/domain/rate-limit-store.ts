@@ -12,7 +12,11 @@
  *   from that moment, and that very request is answered as banned.
  * - While banned, every request is rejected as banned and counts nowhere.
  */
-export type WindowName = 'minute' | 'day';
+/**
+ * A window's name in a key's record: a throttler's name (`minute`, `day`), or
+ * a route's own bucket of it when the route sets its own limit for it.
+ */
+export type WindowName = string;
 
 export interface WindowSpec {
   readonly name: WindowName;
@@ -48,14 +52,6 @@ export interface RateLimitDecision {
 }
 
 export abstract class RateLimitStore {
-  /**
-   * Checks and, when accepted, counts one request of `key`, atomically. A store
-   * in this process answers at once; one across the network answers a promise.
-   */
-  abstract consume(
-    key: string,
-    windows: readonly WindowSpec[],
-    policy: BanPolicy,
-    nowMs: number,
-  ): RateLimitDecision | Promise<RateLimitDecision>;
+  /** Checks and, when accepted, counts one request of `key` in every window, atomically. */
+  abstract consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): Promise<RateLimitDecision>;
 }

@@ -1,4 +1,5 @@
 import { DomainError } from '../../errors/domain-error';
+import type { RateLimitDecision } from './rate-limit-store';
 
 /** A rejection that tells the client when to come back. */
 export abstract class RateLimitRejection extends DomainError {
@@ -24,4 +25,11 @@ export class ApiKeyBannedError extends RateLimitRejection {
   constructor(retryAfterSeconds: number) {
     super(`Temporarily banned for sending while rate limited; retry after ${retryAfterSeconds} s (Retry-After)`, retryAfterSeconds);
   }
+}
+
+/** The error a refused request is answered with; undefined when the request was accepted. */
+export function rejectionFor(decision: RateLimitDecision): RateLimitRejection | undefined {
+  if (decision.banned) return new ApiKeyBannedError(decision.retryAfterSeconds);
+  if (!decision.allowed) return new RateLimitedError(decision.retryAfterSeconds);
+  return undefined;
 }

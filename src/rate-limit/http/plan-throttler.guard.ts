@@ -4,49 +4,100 @@ import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
   ThrottlerGuard,
+  type ThrottlerLimitDetail,
   type ThrottlerModuleOptions,
-  type ThrottlerStorage,
+  type ThrottlerRequest,
 } from '@nestjs/throttler';
-import { isApiRequest } from '../../http/api-route';
-import { replyOf, requestOf } from '../../http/http-context';
-import { RateLimiter } from '../application/rate-limiter';
+// The metadata key of @Throttle(), which the package does not re-export from its index.
+import { THROTTLER_LIMIT } from '@nestjs/throttler/dist/throttler.constants';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CallerLookup } from '../../auth/application/caller-lookup';
+import { RateLimitNote, requestContext } from '../../http/request-context';
+import type { RateLimitDecision } from '../domain/rate-limit-store';
+import { ApiKeyBannedError, RateLimitedError } from '../domain/rate-limit.errors';
+import { PlanThrottlerStorage } from './plan-throttler.storage';
+import { writeRateLimitHeaders } from './rate-limit-headers';
+import { trackerOf } from './rate-limited-caller';
+
+/** The library's detail of a refusal, saying which of our two refusals it is. */
+interface PlanLimitDetail extends ThrottlerLimitDetail {
+  readonly banned: boolean;
+}
 
 /**
- * @nestjs/throttler's guard, extended for the specification's plans. Its
- * canActivate hands each `/v1` request to the RateLimiter, where:
- * - the tracker is the caller (API key id, else client address), without the
- *   route, so a caller has one quota across the whole API;
- * - limits follow the caller's plan, resolved once per request;
- * - both windows are checked and counted in one atomic step of the
- *   RateLimitStore, because the library's per-window storage calls would count
- *   a request in the minute window that the day window then refuses;
- * - the library's own headers are off (`setHeaders: false`); the
- *   specification's are written by writeRateLimitHeaders.
- * With a known key and counters in memory the limiter answers at once, and
- * the guard hands back one promise made at start rather than a new one.
+ * @nestjs/throttler's guard for the specification's plans, through the
+ * library's own hooks:
+ * - `getTracker`: the caller, `key:<id>` for a valid key, else `ip:<address>`;
+ * - `generateKey`: the window's bucket in the caller's record, without the
+ *   route, so a caller has one quota across the API; a route with its own
+ *   @Throttle for a window gets its own bucket for that window;
+ * - `handleRequest`: notes each window the library resolved for the route
+ *   (plan limits, @Throttle, @SkipThrottle), which `canActivate` then judges
+ *   in one storage step;
+ * - `throwThrottlingException`: our domain errors, not ThrottlerException.
+ * The library's own headers are off (`setHeaders: false`); the
+ * specification's are written by writeRateLimitHeaders.
  */
-const ALLOWED = Promise.resolve(true);
-
 @Injectable()
 export class PlanThrottlerGuard extends ThrottlerGuard {
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
-    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    @InjectThrottlerStorage() private readonly plans: PlanThrottlerStorage,
     reflector: Reflector,
-    private readonly limiter: RateLimiter,
+    private readonly callers: CallerLookup,
   ) {
-    super(options, storage, reflector);
+    super(options, plans, reflector);
   }
 
-  /** Only the versioned interface is limited; health, metrics and docs are not. */
-  override canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = requestOf(context);
-    if (!isApiRequest(request)) return ALLOWED;
-    try {
-      const counted = this.limiter.enforce(request, replyOf(context));
-      return counted instanceof Promise ? counted.then(() => true) : ALLOWED;
-    } catch (refused) {
-      return Promise.reject(refused);
-    }
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const note: RateLimitNote = { windows: [] };
+    requestContext(http.getRequest<FastifyRequest>()).rateLimit = note;
+    // The library resolves every window before we judge any: judged one at a time, a request
+    // could count in the minute window that the day window then refuses.
+    await super.canActivate(context);
+    if (note.tracker === undefined || note.windows.length === 0) return true;
+    const decision = await this.plans.consume(note.tracker, note.windows);
+    writeRateLimitHeaders(http.getResponse<FastifyReply>(), decision);
+    if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(note, decision));
+    return true;
   }
+
+  protected override getTracker(request: Record<string, unknown>): Promise<string> {
+    return trackerOf(request as unknown as FastifyRequest, this.callers);
+  }
+
+  protected override generateKey(context: ExecutionContext, _tracker: string, name: string): string {
+    const ownLimit = this.reflector.getAllAndOverride<unknown>(THROTTLER_LIMIT + name, [context.getHandler(), context.getClass()]);
+    return ownLimit === undefined ? name : `${name}@${context.getClass().name}.${context.getHandler().name}`;
+  }
+
+  protected override async handleRequest({ context, limit, ttl, throttler, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const note = requestContext(request).rateLimit as RateLimitNote;
+    note.tracker ??= await getTracker(request, context);
+    note.windows.push({ name: generateKey(context, note.tracker, throttler.name as string), limit, durationMs: ttl });
+    return true;
+  }
+
+  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    const { banned, timeToBlockExpire } = detail as PlanLimitDetail;
+    throw banned ? new ApiKeyBannedError(timeToBlockExpire) : new RateLimitedError(timeToBlockExpire);
+  }
+}
+
+/** A refusal in the library's terms; the binding window is the one the client sees in the headers. */
+function refusalDetail(note: RateLimitNote, decision: RateLimitDecision): PlanLimitDetail {
+  const { binding, retryAfterSeconds } = decision;
+  return {
+    tracker: note.tracker as string,
+    key: binding.name,
+    limit: binding.limit,
+    ttl: note.windows.find((window) => window.name === binding.name)?.durationMs ?? 0,
+    totalHits: binding.limit - binding.remaining + 1,
+    timeToExpire: retryAfterSeconds,
+    isBlocked: true,
+    timeToBlockExpire: retryAfterSeconds,
+    banned: decision.banned,
+  };
 }

@@ -10,46 +10,47 @@ const WINDOWS: WindowSpec[] = [
 const POLICY: BanPolicy = { banAfterRejections: 1, banMs: 30 * MINUTE };
 
 describe('MemoryRateLimitStore', () => {
-  it('answers the decision itself, not a promise: a request counted in memory waits for nothing', () => {
-    const decision = new MemoryRateLimitStore().consume('a', WINDOWS, POLICY, T0);
-    expect(decision).not.toBeInstanceOf(Promise);
-    expect(decision).toMatchObject({ allowed: true, binding: { name: 'minute', remaining: 1 } });
+  it('counts a first request in its windows', async () => {
+    await expect(new MemoryRateLimitStore().consume('a', WINDOWS, POLICY, T0)).resolves.toMatchObject({
+      allowed: true,
+      binding: { name: 'minute', remaining: 1 },
+    });
   });
 
-  it('drops keys whose windows have all ended', () => {
+  it('drops keys whose windows have all ended', async () => {
     const store = new MemoryRateLimitStore({ sweepEveryMs: MINUTE });
-    store.consume('a', WINDOWS, POLICY, T0);
-    store.consume('b', WINDOWS, POLICY, T0 + 5 * MINUTE);
+    await store.consume('a', WINDOWS, POLICY, T0);
+    await store.consume('b', WINDOWS, POLICY, T0 + 5 * MINUTE);
     expect(store.size).toBe(2);
-    store.consume('c', WINDOWS, POLICY, T0 + 10 * MINUTE);
+    await store.consume('c', WINDOWS, POLICY, T0 + 10 * MINUTE);
     expect(store.size).toBe(2);
-    store.consume('d', WINDOWS, POLICY, T0 + 20 * MINUTE);
+    await store.consume('d', WINDOWS, POLICY, T0 + 20 * MINUTE);
     expect(store.size).toBe(1);
   });
 
-  it('keeps a banned key until its ban ends, even after its windows have', () => {
+  it('keeps a banned key until its ban ends, even after its windows have', async () => {
     const store = new MemoryRateLimitStore({ sweepEveryMs: MINUTE });
-    for (let i = 0; i < 4; i += 1) store.consume('flooder', WINDOWS, POLICY, T0);
-    store.consume('other', WINDOWS, POLICY, T0 + 20 * MINUTE);
-    expect(store.consume('flooder', WINDOWS, POLICY, T0 + 20 * MINUTE)).toMatchObject({ banned: true });
-    store.consume('other', WINDOWS, POLICY, T0 + 30 * MINUTE);
+    for (let i = 0; i < 4; i += 1) await store.consume('flooder', WINDOWS, POLICY, T0);
+    await store.consume('other', WINDOWS, POLICY, T0 + 20 * MINUTE);
+    await expect(store.consume('flooder', WINDOWS, POLICY, T0 + 20 * MINUTE)).resolves.toMatchObject({ banned: true });
+    await store.consume('other', WINDOWS, POLICY, T0 + 30 * MINUTE);
     expect(store.size).toBe(1);
-    expect(store.consume('flooder', WINDOWS, POLICY, T0 + 30 * MINUTE)).toMatchObject({ allowed: true });
+    await expect(store.consume('flooder', WINDOWS, POLICY, T0 + 30 * MINUTE)).resolves.toMatchObject({ allowed: true });
   });
 
-  it('stays under its cap when flooded with distinct keys, evicting the least recently counted first', () => {
+  it('stays under its cap when flooded with distinct keys, evicting the least recently counted first', async () => {
     const store = new MemoryRateLimitStore({ maxKeys: 100 });
-    store.consume('regular', WINDOWS, POLICY, T0);
+    await store.consume('regular', WINDOWS, POLICY, T0);
     for (let i = 0; i < 1_000; i += 1) {
-      store.consume(`flood-${i}`, WINDOWS, POLICY, T0 + 1);
-      if (i % 50 === 0) store.consume('regular', WINDOWS, { ...POLICY, banAfterRejections: 10_000 }, T0 + 1);
+      await store.consume(`flood-${i}`, WINDOWS, POLICY, T0 + 1);
+      if (i % 50 === 0) await store.consume('regular', WINDOWS, { ...POLICY, banAfterRejections: 10_000 }, T0 + 1);
       expect(store.size).toBeLessThanOrEqual(100);
     }
     expect(store.size).toBeGreaterThanOrEqual(90);
     // Still remembered: counted recently enough, so its minute is used up.
-    expect(store.consume('regular', WINDOWS, POLICY, T0 + 2)).toMatchObject({ allowed: false });
+    await expect(store.consume('regular', WINDOWS, POLICY, T0 + 2)).resolves.toMatchObject({ allowed: false });
     // Evicted long ago: a fresh key again.
-    expect(store.consume('flood-0', WINDOWS, POLICY, T0 + 2)).toMatchObject({
+    await expect(store.consume('flood-0', WINDOWS, POLICY, T0 + 2)).resolves.toMatchObject({
       allowed: true,
       binding: { name: 'minute', remaining: 1 },
     });
@@ -57,7 +58,7 @@ describe('MemoryRateLimitStore', () => {
 
   it('forgets everything on close', async () => {
     const store = new MemoryRateLimitStore();
-    store.consume('a', WINDOWS, POLICY, T0);
+    await store.consume('a', WINDOWS, POLICY, T0);
     await store.close();
     expect(store.size).toBe(0);
   });

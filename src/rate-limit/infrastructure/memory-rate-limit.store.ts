@@ -35,8 +35,7 @@ export class MemoryRateLimitStore extends RateLimitStore {
     return this.entries.size;
   }
 
-  /** Synchronous: a request counted in memory waits for nothing. */
-  consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): RateLimitDecision {
+  async consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): Promise<RateLimitDecision> {
     const entry = this.entries.get(key);
     const stored = entry && nowMs < entry.forgetAtMs ? entry.state : undefined;
     const { state, decision } = consumeRequest(stored, windows, policy, nowMs);

@@ -1,11 +1,5 @@
 import Redis from 'ioredis';
-import {
-  type BanPolicy,
-  type RateLimitDecision,
-  RateLimitStore,
-  type WindowName,
-  type WindowSpec,
-} from '../domain/rate-limit-store';
+import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowSpec } from '../domain/rate-limit-store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { CONSUME_SCRIPT } from './redis-rate-limit.script';
 
@@ -134,6 +128,6 @@ function toDecision([allowed, banned, retryAfterSeconds, name, limit, remaining,
     allowed: allowed === 1,
     banned: banned === 1,
     retryAfterSeconds,
-    binding: { name: name as WindowName, limit, remaining, resetAtMs },
+    binding: { name, limit, remaining, resetAtMs },
   };
 }

@@ -1,0 +1,7 @@
+import type { PlanLimits } from './plan';
+
+/** Who sends a request with an active API key, and the limits that apply to it. */
+export interface Caller {
+  readonly keyId: number;
+  readonly limits: PlanLimits;
+}
