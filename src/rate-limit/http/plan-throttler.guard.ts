@@ -8,8 +8,8 @@ import {
   type ThrottlerModuleOptions,
   type ThrottlerRequest,
 } from '@nestjs/throttler';
-// The metadata key of @Throttle(), which the package does not re-export from its index.
-import { THROTTLER_LIMIT } from '@nestjs/throttler/dist/throttler.constants';
+// The metadata keys of @Throttle() and @SkipThrottle(), which the package does not re-export from its index.
+import { THROTTLER_LIMIT, THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CallerLookup } from '../../auth/application/caller-lookup';
 import { RateLimitNote, requestContext } from '../../http/request-context';
@@ -27,6 +27,8 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
 /**
  * @nestjs/throttler's guard for the specification's plans, through the
  * library's own hooks:
+ * - `shouldSkip`: a bare @SkipThrottle() skips every window (the library reads
+ *   it as the `default` throttler's, and ours are named);
  * - `getTracker`: the caller, `key:<id>` for a valid key, else `ip:<address>`;
  * - `generateKey`: the window's bucket in the caller's record, without the
  *   route, so a caller has one quota across the API; a route with its own
@@ -61,6 +63,10 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     writeRateLimitHeaders(http.getResponse<FastifyReply>(), decision);
     if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(note, decision));
     return true;
+  }
+
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return this.reflector.getAllAndOverride<boolean>(`${THROTTLER_SKIP}default`, [context.getHandler(), context.getClass()]) === true;
   }
 
   protected override getTracker(request: Record<string, unknown>): Promise<string> {
