@@ -4,12 +4,15 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { ApiKeysService, CreatedApiKey } from './auth/application/api-keys.service';
+import { planTable } from './auth/application/plan-table';
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from './app.setup';
 import { ConfigError, loadConfig } from './config/app-config';
 import { shutDownOnSignals } from './ops/graceful-shutdown';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
+  // Auth builds the plan table again inside Nest; built here first, a bad RATE_LIMIT_PLANS stops the start in one line.
+  planTable(config.rateLimitPlans);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(config), NEST_APP_OPTIONS);
   configureApp(app);
   await app.init();
