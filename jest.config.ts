@@ -51,6 +51,14 @@ const config: Config = {
       testEnvironment: 'node',
     },
     {
+      // The layer rules of .dependency-cruiser.js, each shown to catch what it forbids.
+      displayName: 'architecture',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/architecture/**/*.spec.ts'],
+      transform,
+      testEnvironment: 'node',
+    },
+    {
       // The container files, checked without a Docker engine.
       displayName: 'deploy',
       rootDir: '.',

@@ -1,0 +1,71 @@
+/**
+ * The layer rules of the service, checked by `npm test` (`npm run lint:layers`).
+ * Each module under src/ has domain/, application/, infrastructure/ and http/
+ * layers; dependencies point inward: http -> application -> domain <- infrastructure.
+ * Specs are left out on the importing side: a test may assemble any layers.
+ */
+const FEATURE_MODULES = '(pets|auth|rate-limit|ops|database|docs)';
+const NOT_A_SPEC = '\\.(e2e-|int-|docs-)?spec\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-imports-no-package',
+      comment: 'The domain is plain TypeScript: no framework, ORM, validator or transport, so it can be read and tested alone.',
+      severity: 'error',
+      from: { path: '^src/[^/]+/domain/', pathNot: NOT_A_SPEC },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'domain-imports-only-its-own-domain',
+      comment: "A module's domain knows nothing of configuration, other layers or other modules; only the shared error kernel.",
+      severity: 'error',
+      from: { path: '^src/([^/]+)/domain/', pathNot: NOT_A_SPEC },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/$1/domain/', '^src/errors/(domain-error|error-code)\\.ts$'],
+      },
+    },
+    {
+      name: 'application-imports-no-transport',
+      comment: 'Use cases speak in domain terms; Fastify requests and replies belong to http/.',
+      severity: 'error',
+      from: { path: '^src/[^/]+/application/', pathNot: NOT_A_SPEC },
+      to: { path: ['node_modules/fastify/', 'node_modules/@nestjs/platform-fastify/', 'node_modules/@fastify/'] },
+    },
+    {
+      name: 'application-imports-no-outer-layer',
+      comment: 'Dependencies point inward: application code never reaches http/ or infrastructure/, of any module.',
+      severity: 'error',
+      from: { path: '^src/[^/]+/application/', pathNot: NOT_A_SPEC },
+      to: { path: ['^src/[^/]+/(http|infrastructure)/', '^src/http/'] },
+    },
+    {
+      name: 'modules-meet-through-their-exports',
+      comment: "A module uses another's application services and domain ports, never its http/ or infrastructure/.",
+      severity: 'error',
+      from: { path: '^src/([^/]+)/', pathNot: NOT_A_SPEC },
+      to: { path: '^src/[^/]+/(http|infrastructure)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'config-and-errors-import-no-feature',
+      comment: 'Every module depends on configuration and errors; the reverse would be a cycle in the architecture.',
+      severity: 'error',
+      from: { path: '^src/(config|errors)/', pathNot: NOT_A_SPEC },
+      to: { path: `^src/${FEATURE_MODULES}/` },
+    },
+    {
+      name: 'no-circular',
+      comment: 'A cycle makes two files one unit that neither side can change alone.',
+      severity: 'error',
+      from: { pathNot: NOT_A_SPEC },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,121 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const CONFIG = join(ROOT, '.dependency-cruiser.js');
+const DEPCRUISE = join(ROOT, 'node_modules', '.bin', 'depcruise');
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+/**
+ * Writes a small source tree and cruises it with the project's own rules, so a
+ * rule that stops matching (a renamed folder, a mistyped pattern) fails here.
+ */
+function violationsIn(files: Record<string, string>): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-layers-'));
+  try {
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'node16', moduleResolution: 'node16' } }));
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const run = spawnSync(DEPCRUISE, ['src', '--config', CONFIG, '--output-type', 'json'], { cwd: dir, encoding: 'utf8' });
+    if (!run.stdout) throw new Error(`depcruise gave no report: ${run.stderr}`);
+    const { summary } = JSON.parse(run.stdout) as { summary: { violations: Violation[] } };
+    return summary.violations.map(({ rule, from, to }) => `${rule.name}: ${from} -> ${to.replace(/^.*node_modules\//, 'node_modules/')}`).sort();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const LEGAL_TREE = {
+  'src/errors/domain-error.ts': 'export abstract class DomainError extends Error {}\n',
+  'src/config/app-config.ts': 'export abstract class AppConfig {}\n',
+  'src/pets/domain/pet.ts': "import { DomainError } from '../../errors/domain-error';\nexport class PetNotFound extends DomainError {}\n",
+  'src/pets/domain/pet.repository.ts': "import { PetNotFound } from './pet';\nexport abstract class PetRepository { abstract find(): PetNotFound; }\n",
+  'src/pets/application/pets.service.ts':
+    "import { Injectable } from '@nestjs/common';\nimport { PetRepository } from '../domain/pet.repository';\nimport { AppConfig } from '../../config/app-config';\n@Injectable()\nexport class PetsService { constructor(readonly pets: PetRepository, readonly config: AppConfig) {} }\n",
+  'src/pets/infrastructure/typeorm-pet.repository.ts':
+    "import { Repository } from 'typeorm';\nimport { PetRepository } from '../domain/pet.repository';\nexport type Rows = Repository<object>;\nexport const port = PetRepository;\n",
+  'src/pets/http/pets.controller.ts':
+    "import type { FastifyRequest } from 'fastify';\nimport { PetsService } from '../application/pets.service';\nexport type Req = FastifyRequest;\nexport const service = PetsService;\n",
+  'src/auth/application/keys.service.ts': "import { PetsService } from '../../pets/application/pets.service';\nexport const other = PetsService;\n",
+};
+
+describe('the layer rules (.dependency-cruiser.js)', () => {
+  it('accept a tree whose dependencies point inward', () => {
+    expect(violationsIn(LEGAL_TREE)).toEqual([]);
+  });
+
+  it.each<[string, Record<string, string>, string[]]>([
+    [
+      'a domain that imports a framework or an ORM',
+      { 'src/pets/domain/bad.ts': "import { Injectable } from '@nestjs/common';\nimport { Entity } from 'typeorm';\nexport const x = [Injectable, Entity];\n" },
+      [
+        'domain-imports-no-package: src/pets/domain/bad.ts -> node_modules/@nestjs/common/index.js',
+        'domain-imports-no-package: src/pets/domain/bad.ts -> node_modules/typeorm/index.js',
+      ],
+    ],
+    [
+      'a domain that imports configuration or another module',
+      {
+        'src/pets/domain/bad.ts':
+          "import { AppConfig } from '../../config/app-config';\nimport { other } from '../../auth/application/keys.service';\nexport const x = [AppConfig, other];\n",
+      },
+      [
+        'domain-imports-only-its-own-domain: src/pets/domain/bad.ts -> src/auth/application/keys.service.ts',
+        'domain-imports-only-its-own-domain: src/pets/domain/bad.ts -> src/config/app-config.ts',
+      ],
+    ],
+    [
+      'an application service that takes a Fastify request',
+      { 'src/pets/application/bad.ts': "import type { FastifyRequest } from 'fastify';\nexport type R = FastifyRequest;\n" },
+      ['application-imports-no-transport: src/pets/application/bad.ts -> node_modules/fastify/fastify.js'],
+    ],
+    [
+      'an application service that reaches its own http or infrastructure layer',
+      {
+        'src/pets/application/bad.ts':
+          "import { service } from '../http/pets.controller';\nimport { port } from '../infrastructure/typeorm-pet.repository';\nexport const x = [service, port];\n",
+      },
+      [
+        'application-imports-no-outer-layer: src/pets/application/bad.ts -> src/pets/http/pets.controller.ts',
+        'application-imports-no-outer-layer: src/pets/application/bad.ts -> src/pets/infrastructure/typeorm-pet.repository.ts',
+      ],
+    ],
+    [
+      "a module that reaches into another's http or infrastructure",
+      { 'src/auth/http/bad.ts': "import { port } from '../../pets/infrastructure/typeorm-pet.repository';\nexport const x = port;\n" },
+      ['modules-meet-through-their-exports: src/auth/http/bad.ts -> src/pets/infrastructure/typeorm-pet.repository.ts'],
+    ],
+    [
+      'configuration or errors that import a feature module',
+      {
+        'src/config/bad.ts': "import { PetsService } from '../pets/application/pets.service';\nexport const x = PetsService;\n",
+        'src/errors/bad.ts': "import { PetNotFound } from '../pets/domain/pet';\nexport const y = PetNotFound;\n",
+      },
+      [
+        'config-and-errors-import-no-feature: src/config/bad.ts -> src/pets/application/pets.service.ts',
+        'config-and-errors-import-no-feature: src/errors/bad.ts -> src/pets/domain/pet.ts',
+      ],
+    ],
+    [
+      'two files that import each other',
+      {
+        'src/pets/domain/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+        'src/pets/domain/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
+      },
+      // A cycle is reported once, at the first edge that closes it.
+      ['no-circular: src/pets/domain/a.ts -> src/pets/domain/b.ts'],
+    ],
+  ])('refuse %s', (_case, broken, expected) => {
+    expect(violationsIn({ ...LEGAL_TREE, ...broken })).toEqual(expected);
+  });
+});
