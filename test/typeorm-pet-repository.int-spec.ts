@@ -14,7 +14,7 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
 
   beforeAll(async () => {
     database = await createTestDatabase('mysql');
-    dataSource = await new DataSource(createDataSourceOptions(database.url)).initialize();
+    dataSource = await new DataSource(createDataSourceOptions(database.url, [PetOrmEntity])).initialize();
     await runMigrations(dataSource);
     repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity));
   });

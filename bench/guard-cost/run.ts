@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/application/api-keys.service';
 import { ApiKeyRepository } from '../../src/auth/domain/api-key.repository';
+import { ApiKeyOrmEntity } from '../../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../../src/auth/infrastructure/typeorm-api-key.repository';
 import { loadConfig } from '../../src/config/app-config';
 import { createDataSourceOptions } from '../../src/database/database-options';
@@ -46,11 +47,11 @@ function redisAnswers(): Promise<boolean> {
 }
 
 async function prepareStore(databaseUrl: string): Promise<string> {
-  const dataSource = await new DataSource(createDataSourceOptions(databaseUrl)).initialize();
+  const dataSource = await new DataSource(createDataSourceOptions(databaseUrl, [ApiKeyOrmEntity])).initialize();
   await runMigrations(dataSource);
   const rows = Array.from({ length: 1_000 }, (_, i) => `('pet ${i}', ${i + 1}, '${['available', 'pending', 'sold'][i % 3]}')`);
   await dataSource.query(`INSERT INTO pets (name, category_id, status) VALUES ${rows.join(',')}`);
-  const keys = new ApiKeysService(new TypeOrmApiKeyRepository(dataSource) as ApiKeyRepository, loadConfig({ APP_ENV: 'test' }));
+  const keys = new ApiKeysService(new TypeOrmApiKeyRepository(dataSource.getRepository(ApiKeyOrmEntity)) as ApiKeyRepository, loadConfig({ APP_ENV: 'test' }));
   const { secret } = await keys.create({ plan: 'enterprise', perMinute: 1_000_000_000, perDay: 1_000_000_000, name: 'bench' });
   await dataSource.destroy();
   return secret;

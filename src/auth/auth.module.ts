@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { CallerLookup } from './application/caller-lookup';
 import { ApiKeyRepository } from './domain/api-key.repository';
 import { BearerAuthGuard } from './http/bearer-auth.guard';
+import { ApiKeyOrmEntity } from './infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.repository';
 
 /**
@@ -12,6 +14,7 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
  * AppModule orders the global guards (rate limits first).
  */
 @Module({
+  imports: [TypeOrmModule.forFeature([ApiKeyOrmEntity])],
   providers: [
     ApiKeysService,
     ApiKeyAuthenticator,

@@ -1,14 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
-import { ApiKeyOrmEntity } from '../auth/infrastructure/api-key.orm-entity';
-import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';
 import { CreateApiKeys1763683300000 as MysqlCreateApiKeys } from './migrations/mysql/1763683300000-CreateApiKeys';
 import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
 import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/sqlite/1763683300000-CreateApiKeys';
 import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
-
-export const ENTITIES = [PetOrmEntity, ApiKeyOrmEntity];
 
 // Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
 const MIGRATIONS = {
@@ -23,8 +19,8 @@ export function databaseKind(databaseUrl: string): DatabaseKind {
 }
 
 /** The one place that turns DATABASE_URL into TypeORM options: the app and ormconfig.ts both use it. */
-export function createDataSourceOptions(databaseUrl: string): DataSourceOptions {
-  const common = { entities: ENTITIES, synchronize: false, migrationsRun: false, logging: false } as const;
+export function createDataSourceOptions(databaseUrl: string, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+  const common = { entities, synchronize: false, migrationsRun: false, logging: false } as const;
   if (databaseKind(databaseUrl) === 'sqlite') {
     const path = databaseUrl.slice('sqlite:'.length);
     const database = path === ':memory:' ? path : resolve(path);

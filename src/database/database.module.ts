@@ -5,13 +5,14 @@ import { AppConfig } from '../config/app-config';
 import { createDataSourceOptions } from './database-options';
 import { runMigrations } from './run-migrations';
 
-/** The DataSource, migrated before the first request; feature modules register their entities with TypeOrmModule.forFeature. */
+/** The DataSource, migrated before the first request. */
 @Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => createDataSourceOptions(config.databaseUrl),
+      // Each feature module registers its own entities with TypeOrmModule.forFeature.
+      useFactory: (config: AppConfig) => ({ ...createDataSourceOptions(config.databaseUrl), autoLoadEntities: true }),
       // The schema must be current before the first request, so migrations run as the pool opens.
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();

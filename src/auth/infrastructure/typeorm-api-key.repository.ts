@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
 import { ApiKey } from '../domain/api-key';
 import { ApiKeyRepository, NewApiKey } from '../domain/api-key.repository';
 import { ApiKeyMapper } from './api-key.mapper';
@@ -8,11 +8,8 @@ import { ApiKeyOrmEntity } from './api-key.orm-entity';
 
 @Injectable()
 export class TypeOrmApiKeyRepository extends ApiKeyRepository {
-  private readonly rows: Repository<ApiKeyOrmEntity>;
-
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(@InjectRepository(ApiKeyOrmEntity) private readonly rows: Repository<ApiKeyOrmEntity>) {
     super();
-    this.rows = dataSource.getRepository(ApiKeyOrmEntity);
   }
 
   async create(key: NewApiKey): Promise<ApiKey> {

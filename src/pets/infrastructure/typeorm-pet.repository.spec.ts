@@ -11,7 +11,7 @@ describe('TypeOrmPetRepository on SQLite', () => {
   let repository: TypeOrmPetRepository;
 
   beforeEach(async () => {
-    dataSource = await new DataSource(createDataSourceOptions('sqlite::memory:')).initialize();
+    dataSource = await new DataSource(createDataSourceOptions('sqlite::memory:', [PetOrmEntity])).initialize();
     await runMigrations(dataSource);
     repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity));
   });
