@@ -3,6 +3,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { IncomingMessage } from 'node:http';
 import { AppConfig } from './config/app-config';
 import { setupApiDocs } from './docs/api-docs';
+import { answerClientError, answerFrameworkError, refuseRequestWithoutHost } from './errors/client-error.handler';
 import { createValidationPipe } from './http/validation';
 import { configureOperations } from './ops/ops.setup';
 import { requestIdFor } from './ops/request-id';
@@ -11,7 +12,7 @@ import { registerUnguardedRequestLimits } from './rate-limit/http/unguarded-requ
 
 /** The Fastify instance's options: body limit and proxy trust come from configuration. */
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
-  return new FastifyAdapter({
+  const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 100 },
@@ -20,7 +21,14 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     return503OnClosing: false,
     // Hooks do what middleware would, so @fastify/middie is left out and a module calling consumer.apply() fails at start-up.
     skipMiddie: true,
+    // Requests refused before any route runs still get the Error body.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
+    http: { requireHostHeader: false },
   });
+  // After the request hooks, so the answer carries the security headers and request id like any other.
+  adapter.getInstance().addHook('preParsing', refuseRequestWithoutHost);
+  return adapter;
 }
 
 /** Options for NestFactory.create: the JSON parser is ours (see registerJsonParser). */

@@ -9,6 +9,8 @@ import { noteErrorCode } from './sent-error-code';
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'validation_failed',
   401: 'unauthorized',
+  // Static files refuse a path that leaves their folder with 403; to a client that path does not exist.
+  403: 'not_found',
   404: 'not_found',
   405: 'not_found',
   413: 'payload_too_large',

@@ -1,11 +1,14 @@
 /** Every `code` an Error body can carry, with the HTTP status it travels with. */
 export const ERROR_STATUS = {
   validation_failed: 400,
+  bad_request: 400,
   unauthorized: 401,
   not_found: 404,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
+  request_header_fields_too_large: 431,
   api_key_banned: 429,
   internal_error: 500,
   service_unavailable: 503,
@@ -16,11 +19,14 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** What an error body says when nothing more precise is known (the API document's examples too). */
 export const MESSAGE_BY_CODE: Record<ErrorCode, string> = {
   validation_failed: 'Request is invalid',
+  bad_request: 'The request is malformed',
   unauthorized: 'A valid API key is required: send Authorization: Bearer <key>',
   not_found: 'Resource not found',
   payload_too_large: 'Request body is too large',
+  uri_too_long: 'The request path is too long',
   unsupported_media_type: 'Content-Type must be application/json',
   rate_limited: 'Rate limit exceeded; retry after the time given in Retry-After',
+  request_header_fields_too_large: 'The request headers are too large',
   api_key_banned: 'API key temporarily banned for ignoring rate limits; retry after the time given in Retry-After',
   internal_error: 'Internal server error',
   service_unavailable: 'Service unavailable',
