@@ -18,7 +18,11 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
     .setTitle('animal-store')
     .setDescription(
       "A store's catalogue of animals for sale. Every operation needs an API key sent as a bearer token, " +
-        'every response carries the rate-limit headers, and every error has the Error body.',
+        'every response carries the rate-limit headers, and every error has the Error body. ' +
+        'Requests refused before they reach an operation get the Error body without the rate-limit headers: ' +
+        'malformed HTTP framing, a missing Host header or a broken percent-encoding (`bad_request`, 400), ' +
+        'a path parameter over the length limit (`uri_too_long`, 414), headers over the size limit ' +
+        '(`request_header_fields_too_large`, 431); after broken framing the connection is closed.',
     )
     .setVersion(API_VERSION)
     .addServer(config.publicBaseUrl, 'Production')
