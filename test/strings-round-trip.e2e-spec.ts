@@ -1,0 +1,74 @@
+import { ApiClient, ApiResponse, expectErrorBody, nextLink } from './support/api-client';
+import { describeOnStore } from './support/describe-store';
+import { createTestApp, TestApp } from './support/test-app';
+
+interface PetBody {
+  id: number;
+  name: string;
+}
+
+/** Strings UTF-8 holds exactly: each must come back as sent, code unit for code unit. */
+const WELL_FORMED: Array<[string, string]> = [
+  ['ASCII', 'Rex'],
+  ['a precomposed accent', 'Zo\u00eb'],
+  ['a combining accent', 'Zoe\u0308'],
+  ['CJK', '\u732b\u306e\u30bf\u30de'],
+  ['an emoji (four bytes in UTF-8)', '\u{1F408}'],
+  ['an emoji sequence joined by ZWJ', '\u{1F408}\u200d\u2b1b'],
+  ['a flag (two regional indicators)', '\u{1F1EF}\u{1F1F5}'],
+  ['a character beyond the BMP that is not an emoji', '\u{20BB7}\u{1D11E}'],
+  ['surrounding white space', '  Rex\t'],
+  ['a byte order mark and a right-to-left override', '\ufeffRex\u202e'],
+  ['255 four-byte characters', '\u{1F436}'.repeat(255)],
+  ['a replacement character sent as such', 'a\ufffdb'],
+];
+
+/** Strings with a UTF-16 surrogate that has no partner: UTF-8 cannot hold them. */
+const LONE_SURROGATES: Array<[string, string]> = [
+  ['a low surrogate inside', 'a\udc00b'],
+  ['a high surrogate alone', '\ud800'],
+  ['a high surrogate at the end', 'Rex\ud83d'],
+  ['a pair in the wrong order', '\udc00\ud800'],
+];
+
+describeOnStore('strings in pet names', () => {
+  let testApp: TestApp;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    testApp = await createTestApp();
+    api = testApp.client;
+  });
+  afterAll(() => testApp?.close());
+
+  async function listAll(): Promise<PetBody[]> {
+    const pets: PetBody[] = [];
+    for (let url: string | undefined = '/v1/pets?limit=100'; url; ) {
+      const page: ApiResponse<PetBody[]> = await api.get<PetBody[]>(url);
+      expect(page.status).toBe(200);
+      pets.push(...page.body);
+      url = nextLink(page.headers);
+    }
+    return pets;
+  }
+
+  it.each(WELL_FORMED)('keeps %s exactly as sent, on create and on every read', async (_case, name) => {
+    const created = await api.post<PetBody>('/v1/pets', { name, categoryId: 1 });
+    expect(created.status).toBe(201);
+    expect(created.body.name).toBe(name);
+    const read = await api.get<PetBody>(`/v1/pets/${created.body.id}`);
+    expect(read.body.name).toBe(name);
+    const listed = (await listAll()).find((pet) => pet.id === created.body.id);
+    expect(listed?.name).toBe(name);
+    expect(Buffer.from(listed!.name, 'utf8').equals(Buffer.from(name, 'utf8'))).toBe(true);
+  });
+
+  it.each(LONE_SURROGATES)('refuses a name with %s: 400 naming the field, nothing stored', async (_case, name) => {
+    const before = (await listAll()).length;
+    // JSON.stringify writes a lone surrogate as a \u escape, which JSON.parse turns back into it.
+    const response = await api.post('/v1/pets', { name, categoryId: 1 });
+    expectErrorBody(response, 400, 'validation_failed');
+    expect((response.body as { message: string }).message).toMatch(/\bname\b/);
+    expect((await listAll()).length).toBe(before);
+  });
+});
