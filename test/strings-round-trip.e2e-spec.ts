@@ -1,4 +1,4 @@
-import { ApiClient, ApiResponse, expectErrorBody, nextLink } from './support/api-client';
+import { ApiClient, collectPages, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -41,16 +41,7 @@ describeOnStore('strings in pet names', () => {
   });
   afterAll(() => testApp?.close());
 
-  async function listAll(): Promise<PetBody[]> {
-    const pets: PetBody[] = [];
-    for (let url: string | undefined = '/v1/pets?limit=100'; url; ) {
-      const page: ApiResponse<PetBody[]> = await api.get<PetBody[]>(url);
-      expect(page.status).toBe(200);
-      pets.push(...page.body);
-      url = nextLink(page.headers);
-    }
-    return pets;
-  }
+  const listAll = () => collectPages<PetBody>(api, '/v1/pets?limit=100');
 
   it.each(WELL_FORMED)('keeps %s exactly as sent, on create and on every read', async (_case, name) => {
     const created = await api.post<PetBody>('/v1/pets', { name, categoryId: 1 });

@@ -74,3 +74,15 @@ export function expectErrorBody(response: ApiResponse, status: number, code: str
   expect(Object.keys(response.body as object).sort()).toEqual(['code', 'message', 'status']);
   expect(String(response.headers['content-type'])).toMatch(/^application\/json/);
 }
+
+/** Every item of a paged list, following Link rel="next" from the first page to the last. */
+export async function collectPages<T>(client: ApiClient, first: string): Promise<T[]> {
+  const items: T[] = [];
+  for (let url: string | undefined = first; url; ) {
+    const page: ApiResponse<T[]> = await client.get<T[]>(url);
+    expect({ url, status: page.status }).toEqual({ url, status: 200 });
+    items.push(...page.body);
+    url = nextLink(page.headers);
+  }
+  return items;
+}

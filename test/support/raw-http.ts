@@ -16,6 +16,8 @@ export interface RawRequestOptions {
   /** Wait for the server to close the connection, not just for a whole response. */
   untilClose?: boolean;
   timeoutMs?: number;
+  /** End the client's side after the bytes, so a request that declares more body than it sends cannot keep the server waiting. */
+  halfClose?: boolean;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface RawRequestOptions {
  * the first response.
  */
 export async function sendRaw(port: number, bytes: string | Buffer, options: RawRequestOptions = {}): Promise<RawExchange> {
-  const { untilClose = false, timeoutMs = 5_000 } = options;
+  const { untilClose = false, timeoutMs = 5_000, halfClose = false } = options;
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -45,7 +47,8 @@ export async function sendRaw(port: number, bytes: string | Buffer, options: Raw
     // A reset after the server's answer still counts as the server closing.
     socket.on('error', () => finish(true, false));
     socket.on('close', () => finish(true, false));
-    socket.write(bytes);
+    if (halfClose) socket.end(bytes);
+    else socket.write(bytes);
   });
 }
 
