@@ -65,7 +65,13 @@ function callerArbitrary(apiKey: string): fc.Arbitrary<Caller> {
   );
 }
 
-const petName = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 300 }), fc.constantFrom(' ', '\u{1F408}', 'Rex'));
+const petName = fc.oneof(
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 300 }),
+  // Any UTF-16 code units, lone surrogates included: those names must be refused, never stored altered.
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }),
+  fc.constantFrom(' ', '\u{1F408}', 'Rex', 'a\udc00b'),
+);
 const petFields = fc.record(
   {
     name: fc.oneof({ weight: 4, arbitrary: petName }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),

@@ -52,6 +52,23 @@ export function CodePointLength(min: number, max: number, validationOptions?: Va
   );
 }
 
+/**
+ * A string that UTF-8 can hold exactly: no UTF-16 surrogate without its partner,
+ * which a store would replace with U+FFFD and so keep something other than what was sent.
+ */
+export function IsWellFormedUnicode(validationOptions?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isWellFormedUnicode',
+      validator: {
+        validate: (value) => typeof value === 'string' && !/\p{Surrogate}/u.test(value),
+        defaultMessage: buildMessage((each) => `${each}$property must not contain an unpaired UTF-16 surrogate`, validationOptions),
+      },
+    },
+    validationOptions,
+  );
+}
+
 /** One message per field, in the order class-validator reports them (unknown fields first). */
 function describe(errors: ValidationError[]): string[] {
   return errors.flatMap((error) => {

@@ -36,6 +36,8 @@ describe('CreatePetDto through the global validation pipe', () => {
     ['name an object', { name: { first: 'Rex' }, categoryId: 1 }, 'name must be a string'],
     ['name empty', { name: '', categoryId: 1 }, NAME],
     ['name white space only', { name: ' \t\n', categoryId: 1 }, NAME],
+    ['name with a lone low surrogate', { name: 'a\udc00b', categoryId: 1 }, 'name must not contain an unpaired UTF-16 surrogate'],
+    ['name ending in a lone high surrogate', { name: 'Rex\ud83d', categoryId: 1 }, 'name must not contain an unpaired UTF-16 surrogate'],
     ['categoryId missing', { name: 'Rex' }, 'categoryId is required'],
     ['categoryId null', { name: 'Rex', categoryId: null }, 'categoryId is required'],
     ['categoryId a numeric string', { name: 'Rex', categoryId: '5' }, CATEGORY],

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsString, Matches, ValidateIf } from 'class-validator';
-import { CodePointLength, IsId } from '../../../http/validation';
+import { CodePointLength, IsId, IsWellFormedUnicode } from '../../../http/validation';
 import { MAX_PET_NAME_LENGTH } from '../../domain/pet';
 import { DEFAULT_PET_STATUS, PET_STATUSES, PetStatus } from '../../domain/pet-status';
 import { ID_SCHEMA, PET_NAME_SCHEMA, PET_STATUS_MESSAGE, PET_STATUS_SCHEMA } from './pet.response.dto';
@@ -18,6 +18,7 @@ export class CreatePetDto {
   @IsDefined({ message: '$property is required' })
   @CodePointLength(1, MAX_PET_NAME_LENGTH, { message: NAME_MESSAGE })
   @Matches(/\S/, { message: NAME_MESSAGE })
+  @IsWellFormedUnicode()
   @IsString({ message: '$property must be a string' })
   name: string;
 
