@@ -4,10 +4,10 @@
  * in-memory counter, the same SQL, the same JSON and headers), and nothing else.
  * Its responses carry the service's headers, security headers and request id
  * included, so the two send the same header lines (test/bench-baseline.e2e-spec.ts).
- * Its SQLite queries wait for the event loop's check phase, and its MySQL
- * queries take a pool connection before the query is built, as the service's
- * do (src/database/sql-runner.ts), so that the ratio measures the stack and
- * not those choices. Self-contained on purpose: it imports no service code.
+ * Its SQLite queries wait for the event loop's check phase and its MySQL
+ * queries take a pool connection before the query is built: the lean way to
+ * drive each driver, which the service's TypeORM path is measured against.
+ * Self-contained on purpose: it imports no service code.
  *
  * Environment: PORT, HOST, DATABASE_URL, and BENCH_API_KEY (absent: no key check).
  */
