@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ApiClient, ApiResponse, expectErrorBody, nextLink } from './support/api-client';
+import { ApiClient, ApiResponse, collectPages, expectErrorBody, nextLink } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -22,16 +22,7 @@ describeOnStore('pets API', () => {
 
   const count = async (): Promise<number> => (await walk('/v1/pets?limit=100')).length;
 
-  async function walk(first: string): Promise<PetBody[]> {
-    const pets: PetBody[] = [];
-    for (let url: string | undefined = first; url; ) {
-      const page: ApiResponse<PetBody[]> = await api.get<PetBody[]>(url);
-      expect(page.status).toBe(200);
-      pets.push(...page.body);
-      url = nextLink(page.headers);
-    }
-    return pets;
-  }
+  const walk = (first: string) => collectPages<PetBody>(api, first);
 
   describe('POST /v1/pets', () => {
     it('stores a pet, assigns an id and defaults status to available', async () => {
