@@ -1,7 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { KEY_CACHE_TTL_MS } from '../src/auth/application/api-key-authenticator';
 import { ApiKeysService } from '../src/auth/application/api-keys.service';
+import { ApiKeyRepository } from '../src/auth/domain/api-key.repository';
+import { hashApiKeySecret } from '../src/auth/domain/api-key-secret';
 import { Clock } from '../src/config/clock';
 import { ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
@@ -37,6 +39,7 @@ describeOnStore('API key authentication', () => {
     ['a token that is not a key', { authorization: 'Bearer hunter2' }],
     ['an unknown key', { authorization: `Bearer ask_test_${'A'.repeat(43)}` }],
     ['a live-shaped unknown key', { authorization: `Bearer ask_live_${'b'.repeat(43)}` }],
+    ['a key whose checksum fails', { authorization: `Bearer ask_test_${'c'.repeat(43)}000000` }],
   ];
 
   describe.each(OPERATIONS)('$method $url', (operation) => {
@@ -66,11 +69,17 @@ describeOnStore('API key authentication', () => {
 
   it('stores only the SHA-256 hash of a key, never the key', async () => {
     const { id, secret } = await testApp.createKey({ plan: 'free', name: 'hash check' });
-    expect(secret).toMatch(/^ask_test_[A-Za-z0-9_-]{43}$/);
+    expect(secret).toMatch(/^ask_test_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}$/);
     const rows: Array<Record<string, unknown>> = await testApp.app.get(DataSource).query('SELECT * FROM api_keys WHERE id = ?', [id]);
     expect(rows).toHaveLength(1);
     expect(rows[0].key_hash).toBe(createHash('sha256').update(secret).digest('hex'));
     expect(JSON.stringify(rows)).not.toContain(secret.slice('ask_test_'.length));
+  });
+
+  it('keeps accepting a key issued before checksums, whose format has none', async () => {
+    const legacy = `ask_test_${randomBytes(32).toString('base64url')}`;
+    await testApp.app.get(ApiKeyRepository).create({ name: 'legacy', plan: 'free', customLimits: null, keyHash: hashApiKeySecret(legacy) });
+    expect((await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${legacy}` })).status).toBe(200);
   });
 
   it('refuses a revoked key on every operation once the key cache has expired (at most 4 seconds)', async () => {

@@ -13,7 +13,7 @@ import { freePort } from './support/service-process';
 
 const ROOT = join(__dirname, '..');
 /** A key printed at start (a development start on a store without keys prints one). */
-const PRINTED_KEY = /\bask_(?:test|live)_[A-Za-z0-9_-]{43}\b/;
+const PRINTED_KEY = /\bask_(?:test|live)_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}\b/;
 
 interface Outcome {
   readonly name: string;

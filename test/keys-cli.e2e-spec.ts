@@ -43,7 +43,7 @@ describeOnStore('keys command line', () => {
     expect(result.code).toBe(0);
     const output = result.stdout.trimEnd().split('\n');
     const key = output[output.length - 1];
-    expect(key).toMatch(/^ask_test_[A-Za-z0-9_-]{43}$/);
+    expect(key).toMatch(/^ask_test_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}$/);
     expect(output.slice(0, -1).join('\n')).toMatch(/plan enterprise, 50\/minute, 500\/day, name "cli"/);
     const response = await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${key}` });
     expect(response.status).toBe(200);

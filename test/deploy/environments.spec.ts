@@ -46,7 +46,7 @@ describe('what APP_ENV changes at start', () => {
     expect(refused.stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT: must be an integer from 0 to 65535']);
   });
 
-  const DEVELOPMENT_KEY = /Development API key[^\n]*\n.*\nask_test_[A-Za-z0-9_-]{43}\n/;
+  const DEVELOPMENT_KEY = /Development API key[^\n]*\n.*\nask_test_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}\n/;
 
   it.each([
     ['development', 'prints a development key', DEVELOPMENT_KEY],

@@ -1,4 +1,4 @@
-import { hashApiKeySecret } from '../domain/api-key-secret';
+import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
 import { ApiKeyAuthenticator, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from './api-key-authenticator';
 import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
@@ -27,6 +27,15 @@ describe('ApiKeyAuthenticator', () => {
     for (const token of ['', 'hunter2', `ask_prod_${'a'.repeat(43)}`, `${secret('a')}x`]) {
       await expect(authenticator.authenticate(token)).resolves.toBeNull();
     }
+    expect(repository.lookups).toBe(1);
+  });
+
+  it('refuses a checksummed key with a mistyped or missing character without a lookup', async () => {
+    const issued = generateApiKeySecret('test');
+    await repository.create({ name: 'b', plan: 'free', customLimits: null, keyHash: hashApiKeySecret(issued) });
+    await expect(authenticator.authenticate(issued)).resolves.toMatchObject({ id: 2 });
+    const mistyped = `${issued.slice(0, 20)}${issued[20] === 'x' ? 'y' : 'x'}${issued.slice(21)}`;
+    for (const token of [mistyped, issued.slice(0, -1)]) await expect(authenticator.authenticate(token)).resolves.toBeNull();
     expect(repository.lookups).toBe(1);
   });
 

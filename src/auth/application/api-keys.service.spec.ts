@@ -13,7 +13,7 @@ describe('ApiKeysService', () => {
   it('creates a key with 256 random bits, stores only its hash and returns the secret once', async () => {
     const { repository, service } = make();
     const { key, secret } = await service.create({ plan: 'free', name: ' ci ' });
-    expect(secret).toMatch(/^ask_test_[A-Za-z0-9_-]{43}$/);
+    expect(secret).toMatch(/^ask_test_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}$/);
     expect(key).toMatchObject({ plan: 'free', name: 'ci', customLimits: null, revokedAt: null });
     expect(repository.rows[0].keyHash).toBe(hashApiKeySecret(secret));
     const other = await service.create({ plan: 'free' });
