@@ -1,0 +1,29 @@
+// Runs `nest build` only when dist/ is missing or older than a source file, so
+// commands that run the built code (npm run keys) start at once on a built tree.
+'use strict';
+const { spawnSync } = require('node:child_process');
+const { existsSync, readdirSync, statSync, utimesSync } = require('node:fs');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+// bench/prepare.ts reads the same file as the mark of a current build.
+const MARK = join(ROOT, 'dist', 'main.js');
+
+function newestSource(directory) {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+if (!existsSync(MARK) || statSync(MARK).mtimeMs < newestSource(join(ROOT, 'src'))) {
+  process.stderr.write('Building dist/ (nest build)...\n');
+  const build = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  // An incremental build leaves unchanged outputs alone; mark this build as current.
+  const now = new Date();
+  utimesSync(MARK, now, now);
+}
