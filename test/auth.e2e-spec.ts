@@ -78,7 +78,7 @@ describeOnStore('API key authentication', () => {
 
   it('keeps accepting a key issued before checksums, whose format has none', async () => {
     const legacy = `ask_test_${randomBytes(32).toString('base64url')}`;
-    await testApp.app.get(ApiKeyRepository).create({ name: 'legacy', plan: 'free', customLimits: null, keyHash: hashApiKeySecret(legacy) });
+    await testApp.app.get(ApiKeyRepository).create({ name: 'legacy', plan: 'free', customLimits: null, keyHash: hashApiKeySecret(legacy), createdAt: new Date(), expiresAt: null });
     expect((await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${legacy}` })).status).toBe(200);
   });
 
@@ -90,6 +90,23 @@ describeOnStore('API key authentication', () => {
     clock.advance(KEY_CACHE_TTL_MS);
     for (const operation of OPERATIONS) expectUnauthorized(await client.request(operation));
     expect(KEY_CACHE_TTL_MS).toBeLessThan(5_000);
+  });
+
+  it('refuses a key from its expiry on, on every operation, though its lookup is cached', async () => {
+    const { key, secret } = await testApp.app.get(ApiKeysService).create({ plan: 'pro', name: 'expiring', expiresInMs: 30_000 });
+    expect(key.expiresAt?.getTime()).toBe(clock.now() + 30_000);
+    const client = testApp.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
+    expect((await client.get('/v1/pets')).status).toBe(200);
+    clock.advance(29_999);
+    expect((await client.get('/v1/pets')).status).toBe(200);
+    clock.advance(1);
+    for (const operation of OPERATIONS) expectUnauthorized(await client.request(operation));
+    const other = await createTestApp({ database: testApp.database, overrides: [{ provide: Clock, useValue: clock }] });
+    try {
+      expectUnauthorized(await other.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` }));
+    } finally {
+      await other.close();
+    }
   });
 
   it('answers 404, not 401, for an unknown /v1 address without a key', async () => {

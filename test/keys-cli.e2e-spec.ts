@@ -63,12 +63,29 @@ describeOnStore('keys command line', () => {
     expect(result.stderr).toMatch(/^keys: .*--colour/);
   });
 
+  it('create --expires-in sets when the key stops working, and says so', async () => {
+    const result = await keysCommand(testApp.database.url, 'create', '--plan', 'free', '--expires-in', '90d');
+    expect(result.code).toBe(0);
+    const expires = /, expires (\S+)\.$/m.exec(result.stdout)?.[1];
+    expect(Date.parse(expires!) - Date.now()).toBeGreaterThan(90 * 86_400_000 - 60_000);
+    expect(Date.parse(expires!) - Date.now()).toBeLessThanOrEqual(90 * 86_400_000);
+  });
+
+  it('refuses a bad duration with one clear line on stderr and exit code 2', async () => {
+    const result = await keysCommand(testApp.database.url, 'create', '--plan', 'free', '--expires-in', '3 weeks');
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'keys: --expires-in must be a duration such as 30s, 15m, 12h or 90d, not "3 weeks" (see npm run keys -- --help)\n',
+    });
+  });
+
   it('list prints a table of every key without any secret or hash', async () => {
     const { id, secret } = await testApp.createKey({ plan: 'business', name: 'listed' });
     await cli('list');
-    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'REVOKED']);
+    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED']);
     const row = lines.find((line) => line.startsWith(`${id} `));
-    expect(row?.split(/\s{2,}/)).toEqual([String(id), 'listed', 'business', '1000', '100000', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), '-']);
+    expect(row?.split(/\s{2,}/)).toEqual([String(id), 'listed', 'business', '1000', '100000', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), '-', '-']);
     const output = lines.join('\n');
     expect(output).not.toContain(secret.slice(9));
     expect(output).not.toMatch(/[0-9a-f]{64}/);
@@ -102,6 +119,7 @@ describeOnStore('keys command line', () => {
     [['revoke', 'abc'], /"abc" is not an API key id/],
     [['set-plan', '1'], /set-plan needs --plan/],
     [['create', '--plan', 'enterprise', '--per-minute', 'ten', '--per-day', '5'], /--per-minute must be a positive integer/],
+    [['create', '--plan', 'pro', '--expires-in', '10w'], /--expires-in must be a duration/],
     [['rotate'], /unknown command "rotate"/],
     [[], /a command is required/],
   ])('treats %p as a usage error', async (argv, message) => {

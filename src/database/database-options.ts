@@ -2,14 +2,16 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { CreateApiKeys1763683300000 as MysqlCreateApiKeys } from './migrations/mysql/1763683300000-CreateApiKeys';
+import { ApiKeyLifecycle1763683350000 as MysqlApiKeyLifecycle } from './migrations/mysql/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
 import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/sqlite/1763683300000-CreateApiKeys';
+import { ApiKeyLifecycle1763683350000 as SqliteApiKeyLifecycle } from './migrations/sqlite/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
 
 // Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
 const MIGRATIONS = {
-  sqlite: [SqliteCreatePets, SqliteCreateApiKeys],
-  mysql: [MysqlCreatePets, MysqlCreateApiKeys],
+  sqlite: [SqliteCreatePets, SqliteCreateApiKeys, SqliteApiKeyLifecycle],
+  mysql: [MysqlCreatePets, MysqlCreateApiKeys, MysqlApiKeyLifecycle],
 };
 
 export type DatabaseKind = 'sqlite' | 'mysql';

@@ -12,8 +12,9 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
       name: key.name,
       plan: key.plan,
       customLimits: key.customLimits,
-      createdAt: new Date(),
+      createdAt: key.createdAt,
       revokedAt: null,
+      expiresAt: key.expiresAt,
     };
     this.rows.push({ key: stored, keyHash: key.keyHash });
     return stored;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Clock } from '../../config/clock';
-import { ApiKey } from '../domain/api-key';
+import { ApiKey, hasExpired } from '../domain/api-key';
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { hashApiKeySecret, hashesMatch, looksLikeApiKeySecret } from '../domain/api-key-secret';
 
@@ -28,7 +28,7 @@ export class ApiKeyAuthenticator {
 
   constructor(
     private readonly keys: ApiKeyRepository,
-    clock: Clock,
+    private readonly clock: Clock,
   ) {
     this.cache = new LRUCache<string, Answer>({
       max: KEY_CACHE_MAX_ENTRIES,
@@ -45,7 +45,9 @@ export class ApiKeyAuthenticator {
     // A token that cannot be a key is refused without a lookup, and never fills the cache.
     if (!looksLikeApiKeySecret(token)) return null;
     const answer = await this.cache.fetch(hashApiKeySecret(token));
-    return answer?.key ?? null;
+    const key = answer?.key ?? null;
+    // Checked on every use, so a cached key stops at its expiry, not up to a cache lifetime later.
+    return key && !hasExpired(key, this.clock.now()) ? key : null;
   }
 
   private async lookup(hash: string): Promise<ApiKey | null> {

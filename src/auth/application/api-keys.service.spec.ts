@@ -2,12 +2,14 @@ import { loadConfig } from '../../config/app-config';
 import { hashApiKeySecret } from '../domain/api-key-secret';
 import { ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeysService } from './api-keys.service';
+import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
 
 describe('ApiKeysService', () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const make = (env: Record<string, string> = {}) => {
     const repository = new InMemoryApiKeyRepository();
-    return { repository, service: new ApiKeysService(repository, loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', ...env })) };
+    return { repository, service: new ApiKeysService(repository, loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', ...env }), clock) };
   };
 
   it('creates a key with 256 random bits, stores only its hash and returns the secret once', async () => {
@@ -18,6 +20,14 @@ describe('ApiKeysService', () => {
     expect(repository.rows[0].keyHash).toBe(hashApiKeySecret(secret));
     const other = await service.create({ plan: 'free' });
     expect(other.secret).not.toBe(secret);
+  });
+
+  it('sets an expiry from the clock when asked, and none otherwise', async () => {
+    const { service } = make();
+    await expect(service.create({ plan: 'free', expiresInMs: 60_000 })).resolves.toMatchObject({
+      key: { createdAt: new Date(clock.now()), expiresAt: new Date(clock.now() + 60_000) },
+    });
+    await expect(service.create({ plan: 'free' })).resolves.toMatchObject({ key: { expiresAt: null } });
   });
 
   it('prefixes keys ask_live_ in production', async () => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { Clock } from '../../config/clock';
 import { ApiKey, checkPlanLimits, MAX_KEY_NAME_LENGTH } from '../domain/api-key';
 import { ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeyRepository } from '../domain/api-key.repository';
@@ -12,6 +13,8 @@ export interface CreateApiKeyInput {
   name?: string;
   perMinute?: number;
   perDay?: number;
+  /** How long the key works, from now; absent: until revoked. */
+  expiresInMs?: number;
 }
 
 export interface CreatedApiKey {
@@ -20,7 +23,7 @@ export interface CreatedApiKey {
   secret: string;
 }
 
-/** The key life cycle: create (secret shown once), list, change plan, revoke. */
+/** The key life cycle: create (secret shown once, optionally expiring), list, change plan, revoke. */
 @Injectable()
 export class ApiKeysService {
   private readonly plans: PlanTable;
@@ -28,6 +31,7 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {
     this.plans = planTable(config.rateLimitPlans);
   }
@@ -40,7 +44,9 @@ export class ApiKeysService {
       throw new InvalidApiKeyRequestError(`--name must have at most ${MAX_KEY_NAME_LENGTH} characters`);
     }
     const secret = generateApiKeySecret(this.config.appEnv === 'production' ? 'live' : 'test');
-    const key = await this.keys.create({ name, plan, customLimits, keyHash: hashApiKeySecret(secret) });
+    const now = this.clock.now();
+    const expiresAt = input.expiresInMs === undefined ? null : new Date(now + input.expiresInMs);
+    const key = await this.keys.create({ name, plan, customLimits, keyHash: hashApiKeySecret(secret), createdAt: new Date(now), expiresAt });
     return { key, secret };
   }
 
@@ -51,12 +57,12 @@ export class ApiKeysService {
   async revoke(id: number): Promise<ApiKey> {
     const key = await this.require(id);
     if (key.revokedAt) return key;
-    const revokedAt = new Date();
+    const revokedAt = new Date(this.clock.now());
     await this.keys.update(id, { revokedAt });
     return { ...key, revokedAt };
   }
 
-  async setPlan(id: number, input: Omit<CreateApiKeyInput, 'name'>): Promise<ApiKey> {
+  async setPlan(id: number, input: Omit<CreateApiKeyInput, 'name' | 'expiresInMs'>): Promise<ApiKey> {
     const key = await this.require(id);
     const plan = parsePlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);

@@ -1,14 +1,16 @@
 import { parseArgs } from 'node:util';
 import { ApiKeysService } from '../application/api-keys.service';
 import { ApiKey } from '../domain/api-key';
+import { parseDuration } from '../domain/duration';
 import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
 
 export const USAGE = `Usage: npm run keys -- <command>
-  create --plan <free|pro|business|enterprise> [--name LABEL] [--per-minute N --per-day N]
+  create --plan <free|pro|business|enterprise> [--name LABEL] [--per-minute N --per-day N] [--expires-in DURATION]
   list
   revoke <id>
   set-plan <id> --plan <plan> [--per-minute N --per-day N]
---per-minute and --per-day are for enterprise keys, which need both.`;
+--per-minute and --per-day are for enterprise keys, which need both.
+A DURATION is a whole number with s, m, h or d: 30s, 15m, 12h, 90d.`;
 
 /** Wrong use of the command line itself: one line, exit code 2. */
 export class UsageError extends Error {}
@@ -21,6 +23,13 @@ function toCount(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new UsageError(`--${flag} must be a positive integer`);
   return Number(value);
+}
+
+function toDuration(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDuration(value);
+  if (ms === null) throw new UsageError(`--${flag} must be a duration such as 30s, 15m, 12h or 90d, not "${value}"`);
+  return ms;
 }
 
 function toId(value: string | undefined): number {
@@ -41,6 +50,7 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
         name: { type: 'string' },
         'per-minute': { type: 'string' },
         'per-day': { type: 'string' },
+        'expires-in': { type: 'string' },
       },
     });
   } catch (error) {
@@ -57,7 +67,8 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
     case 'create': {
       expectArguments(0);
       if (!values.plan) throw new UsageError('create needs --plan');
-      const { key, secret } = await keys.create({ plan: values.plan, name: values.name, ...limits });
+      const expiresInMs = toDuration('expires-in', values['expires-in']);
+      const { key, secret } = await keys.create({ plan: values.plan, name: values.name, ...limits, expiresInMs });
       out.line(`Created API key ${key.id}: ${describeKey(key, keys)}.`);
       out.line('It is shown once, now; only its hash is stored. The key:');
       out.line(secret);
@@ -89,20 +100,27 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
 
 function describeKey(key: ApiKey, keys: ApiKeysService): string {
   const { perMinute, perDay } = keys.limitsOf(key);
-  return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${key.name ? `, name "${key.name}"` : ''}`;
+  const name = key.name ? `, name "${key.name}"` : '';
+  const expiry = key.expiresAt ? `, expires ${iso(key.expiresAt)}` : '';
+  return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${expiry}`;
 }
 
 function formatTable(list: ApiKey[], keys: ApiKeysService): string[] {
   if (!list.length) return ['No API keys.'];
   const rows = [
-    ['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'REVOKED'],
+    ['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED'],
     ...list.map((key) => {
       const { perMinute, perDay } = keys.limitsOf(key);
-      return [String(key.id), key.name || '-', key.plan, String(perMinute), String(perDay), iso(key.createdAt), key.revokedAt ? iso(key.revokedAt) : '-'];
+      const cells = [String(key.id), key.name || '-', key.plan, String(perMinute), String(perDay)];
+      return [...cells, iso(key.createdAt), orDash(key.expiresAt), orDash(key.revokedAt)];
     }),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => [...row[column]].length)));
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
+}
+
+function orDash(date: Date | null): string {
+  return date ? iso(date) : '-';
 }
 
 function iso(date: Date): string {

@@ -6,6 +6,8 @@ export interface NewApiKey {
   readonly plan: Plan;
   readonly customLimits: PlanLimits | null;
   readonly keyHash: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date | null;
 }
 
 /** Port to the key store; the abstract class is also the injection token. */

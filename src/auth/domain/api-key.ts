@@ -10,6 +10,13 @@ export interface ApiKey {
   readonly customLimits: PlanLimits | null;
   readonly createdAt: Date;
   readonly revokedAt: Date | null;
+  /** When the key stops working on its own; null: never. */
+  readonly expiresAt: Date | null;
+}
+
+/** Whether the key has reached its expiry at `now` (epoch ms). */
+export function hasExpired(key: ApiKey, now: number): boolean {
+  return key.expiresAt !== null && key.expiresAt.getTime() <= now;
 }
 
 export const MAX_KEY_NAME_LENGTH = 100;

@@ -12,18 +12,20 @@ export const ApiKeyMapper = {
         row.perMinute === null || row.perDay === null ? null : { perMinute: Number(row.perMinute), perDay: Number(row.perDay) },
       createdAt: new Date(row.createdAt),
       revokedAt: row.revokedAt ? new Date(row.revokedAt) : null,
+      expiresAt: row.expiresAt ? new Date(row.expiresAt) : null,
     };
   },
 
-  toPersistence(key: NewApiKey, createdAt: Date): Omit<ApiKeyOrmEntity, 'id'> {
+  toPersistence(key: NewApiKey): Omit<ApiKeyOrmEntity, 'id'> {
     return {
       name: key.name,
       keyHash: key.keyHash,
       plan: key.plan,
       perMinute: key.customLimits?.perMinute ?? null,
       perDay: key.customLimits?.perDay ?? null,
-      createdAt,
+      createdAt: key.createdAt,
       revokedAt: null,
+      expiresAt: key.expiresAt,
     };
   },
 };

@@ -13,7 +13,7 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
   }
 
   async create(key: NewApiKey): Promise<ApiKey> {
-    const row = ApiKeyMapper.toPersistence(key, new Date());
+    const row = ApiKeyMapper.toPersistence(key);
     const result = await this.rows.insert(row);
     return ApiKeyMapper.toDomain({ ...row, id: Number(result.identifiers[0].id) });
   }
