@@ -80,6 +80,41 @@ describeOnStore('keys command line', () => {
     });
   });
 
+  it('create --json and list --json print one JSON document each, on stdout alone', async () => {
+    const created = await keysCommand(testApp.database.url, 'create', '--plan', 'pro', '--name', 'json', '--expires-in', '12h', '--json');
+    expect(created.code).toBe(0);
+    const { id, key, ...rest } = JSON.parse(created.stdout) as { id: number; key: string };
+    expect(rest).toEqual({});
+    expect(created.stdout).toBe(`${JSON.stringify({ id, key })}\n`);
+    expect(key).toMatch(/^ask_test_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}$/);
+    expect((await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${key}` })).status).toBe(200);
+
+    const listed = await keysCommand(testApp.database.url, 'list', '--json');
+    expect(listed.code).toBe(0);
+    const list = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
+    expect(Array.isArray(list)).toBe(true);
+    const isoDate = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(list.find((entry) => entry.id === id)).toEqual({
+      id,
+      name: 'json',
+      plan: 'pro',
+      perMinute: 300,
+      perDay: 10000,
+      createdAt: isoDate,
+      expiresAt: isoDate,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
+    expect(listed.stdout).not.toContain(key.slice(9));
+  });
+
+  it('refuses a bad flag value with one line and exit 2, whatever the output format', async () => {
+    const result = await keysCommand(testApp.database.url, 'create', '--plan', 'pro', '--per-minute', 'ten', '--json');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual(['keys: --per-minute must be a positive integer (see npm run keys -- --help)']);
+  });
+
   it('list prints a table of every key without any secret or hash', async () => {
     const { id, secret } = await testApp.createKey({ plan: 'business', name: 'listed' });
     await cli('list');

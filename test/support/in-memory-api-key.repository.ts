@@ -15,6 +15,7 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
       createdAt: key.createdAt,
       revokedAt: null,
       expiresAt: key.expiresAt,
+      lastUsedAt: null,
     };
     this.rows.push({ key: stored, keyHash: key.keyHash });
     return stored;

@@ -6,10 +6,11 @@ import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
 
 export const USAGE = `Usage: npm run keys -- <command>
   create --plan <free|pro|business|enterprise> [--name LABEL] [--per-minute N --per-day N] [--expires-in DURATION]
-  list
+  list [--json]
   revoke <id>
   set-plan <id> --plan <plan> [--per-minute N --per-day N]
 --per-minute and --per-day are for enterprise keys, which need both.
+With --json, list prints one JSON array and create prints one object with id and key.
 A DURATION is a whole number with s, m, h or d: 30s, 15m, 12h, 90d.`;
 
 /** Wrong use of the command line itself: one line, exit code 2. */
@@ -51,6 +52,7 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
         'per-minute': { type: 'string' },
         'per-day': { type: 'string' },
         'expires-in': { type: 'string' },
+        json: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -69,6 +71,7 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
       if (!values.plan) throw new UsageError('create needs --plan');
       const expiresInMs = toDuration('expires-in', values['expires-in']);
       const { key, secret } = await keys.create({ plan: values.plan, name: values.name, ...limits, expiresInMs });
+      if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
       out.line(`Created API key ${key.id}: ${describeKey(key, keys)}.`);
       out.line('It is shown once, now; only its hash is stored. The key:');
       out.line(secret);
@@ -76,7 +79,9 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
     }
     case 'list': {
       expectArguments(0);
-      for (const row of formatTable(await keys.list(), keys)) out.line(row);
+      const list = await keys.list();
+      if (values.json) return out.line(JSON.stringify(list.map((key) => toJson(key, keys))));
+      for (const row of formatTable(list, keys)) out.line(row);
       return;
     }
     case 'revoke': {
@@ -103,6 +108,21 @@ function describeKey(key: ApiKey, keys: ApiKeysService): string {
   const name = key.name ? `, name "${key.name}"` : '';
   const expiry = key.expiresAt ? `, expires ${iso(key.expiresAt)}` : '';
   return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${expiry}`;
+}
+
+/** The machine-readable form of `list`: every field a script needs, dates in ISO 8601 or null. */
+function toJson(key: ApiKey, keys: ApiKeysService) {
+  const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
+  return {
+    id: key.id,
+    name: key.name,
+    plan: key.plan,
+    ...keys.limitsOf(key),
+    createdAt: key.createdAt.toISOString(),
+    expiresAt: isoOrNull(key.expiresAt),
+    revokedAt: isoOrNull(key.revokedAt),
+    lastUsedAt: isoOrNull(key.lastUsedAt),
+  };
 }
 
 function formatTable(list: ApiKey[], keys: ApiKeysService): string[] {

@@ -12,6 +12,8 @@ export interface ApiKey {
   readonly revokedAt: Date | null;
   /** When the key stops working on its own; null: never. */
   readonly expiresAt: Date | null;
+  /** When a request last came with the key, as recorded in batches; null: never. */
+  readonly lastUsedAt: Date | null;
 }
 
 /** Whether the key has reached its expiry at `now` (epoch ms). */

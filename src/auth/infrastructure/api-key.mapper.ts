@@ -13,6 +13,7 @@ export const ApiKeyMapper = {
       createdAt: new Date(row.createdAt),
       revokedAt: row.revokedAt ? new Date(row.revokedAt) : null,
       expiresAt: row.expiresAt ? new Date(row.expiresAt) : null,
+      lastUsedAt: row.lastUsedAt ? new Date(row.lastUsedAt) : null,
     };
   },
 
@@ -26,6 +27,7 @@ export const ApiKeyMapper = {
       createdAt: key.createdAt,
       revokedAt: null,
       expiresAt: key.expiresAt,
+      lastUsedAt: null,
     };
   },
 };

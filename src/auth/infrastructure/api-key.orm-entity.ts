@@ -30,4 +30,7 @@ export class ApiKeyOrmEntity {
 
   @Column({ name: 'expires_at', type: 'datetime', nullable: true })
   expiresAt: Date | null;
+
+  @Column({ name: 'last_used_at', type: 'datetime', nullable: true })
+  lastUsedAt: Date | null;
 }
