@@ -109,6 +109,59 @@ describeOnStore('API key authentication', () => {
     }
   });
 
+  describe('roll', () => {
+    const remaining = (response: ApiResponse) => Number(response.headers['x-ratelimit-remaining']);
+
+    it('keeps the key, its plan and its rate-limit counters; the old secret works until the grace ends', async () => {
+      const keys = testApp.app.get(ApiKeysService);
+      const { id, secret: old } = await testApp.createKey({ plan: 'pro', name: 'rolled' });
+      const oldClient = testApp.anonymous.withHeaders({ authorization: `Bearer ${old}` });
+      const before = remaining(await oldClient.get('/v1/pets'));
+      const rolled = await keys.roll(id, 3_600_000);
+      expect(rolled.key).toMatchObject({ id, name: 'rolled', plan: 'pro' });
+      expect(rolled.previousUntil?.getTime()).toBe(clock.now() + 3_600_000);
+      const newClient = testApp.anonymous.withHeaders({ authorization: `Bearer ${rolled.secret}` });
+      const after = await newClient.get('/v1/pets');
+      expect({ status: after.status, remaining: remaining(after), limit: after.headers['x-ratelimit-limit'] }).toEqual({
+        status: 200,
+        remaining: before - 1,
+        limit: '300',
+      });
+      expect(remaining(await oldClient.get('/v1/pets'))).toBe(before - 2);
+      clock.advance(3_600_000 - 1);
+      expect((await oldClient.get('/v1/pets')).status).toBe(200);
+      clock.advance(1);
+      for (const operation of OPERATIONS) expectUnauthorized(await oldClient.request(operation));
+      expect((await newClient.get('/v1/pets')).status).toBe(200);
+    });
+
+    it('without grace, refuses the old secret on every instance once the key cache has expired', async () => {
+      const keys = testApp.app.get(ApiKeysService);
+      const { id, secret: old } = await testApp.createKey({ plan: 'free', name: 'rolled at once' });
+      const oldClient = testApp.anonymous.withHeaders({ authorization: `Bearer ${old}` });
+      expect((await oldClient.get('/v1/pets')).status).toBe(200);
+      const { secret, previousUntil } = await keys.roll(id, 0);
+      expect(previousUntil).toBeNull();
+      clock.advance(KEY_CACHE_TTL_MS);
+      expectUnauthorized(await oldClient.get('/v1/pets'));
+      expect((await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` })).status).toBe(200);
+    });
+
+    it('ends the grace of an earlier roll when the key is rolled again, and refuses a revoked key', async () => {
+      const keys = testApp.app.get(ApiKeysService);
+      const { id, secret: first } = await testApp.createKey({ plan: 'free' });
+      const { secret: second } = await keys.roll(id, 3_600_000);
+      const { secret: third } = await keys.roll(id, 3_600_000);
+      clock.advance(KEY_CACHE_TTL_MS);
+      expectUnauthorized(await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${first}` }));
+      for (const secret of [second, third]) {
+        expect((await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` })).status).toBe(200);
+      }
+      await keys.revoke(id);
+      await expect(keys.roll(id, 0)).rejects.toThrow(`API key ${id} is revoked`);
+    });
+  });
+
   it('answers 404, not 401, for an unknown /v1 address without a key', async () => {
     expectErrorBody(await testApp.anonymous.get('/v1/store/orders'), 404, 'not_found');
   });

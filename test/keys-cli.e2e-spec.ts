@@ -115,6 +115,27 @@ describeOnStore('keys command line', () => {
     expect(result.stderr.trim().split('\n')).toEqual(['keys: --per-minute must be a positive integer (see npm run keys -- --help)']);
   });
 
+  it('roll prints the new key alone on its last line, or with --json one object; both secrets work in the grace', async () => {
+    const { id, secret: old } = await testApp.createKey({ plan: 'pro', name: 'to roll' });
+    const rolled = await keysCommand(testApp.database.url, 'roll', String(id), '--grace', '1h');
+    expect(rolled.code).toBe(0);
+    const output = rolled.stdout.trimEnd().split('\n');
+    expect(output[0]).toMatch(new RegExp(`^Rolled API key ${id} \\(plan pro, 300/minute, 10000/day, name "to roll"\\); the old key works until \\S+Z\\.$`));
+    const key = output[output.length - 1];
+    expect(key).toMatch(/^ask_test_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}$/);
+    const json = await keysCommand(testApp.database.url, 'roll', String(id), '--grace', '0s', '--json');
+    expect(json.code).toBe(0);
+    const { id: jsonId, key: newest, ...rest } = JSON.parse(json.stdout) as { id: number; key: string };
+    expect({ jsonId, rest }).toEqual({ jsonId: id, rest: {} });
+    const fresh = await createTestApp({ database: testApp.database });
+    try {
+      expect((await fresh.anonymous.get('/v1/pets', { authorization: `Bearer ${newest}` })).status).toBe(200);
+      for (const ended of [old, key]) expectErrorBody(await fresh.anonymous.get('/v1/pets', { authorization: `Bearer ${ended}` }), 401, 'unauthorized');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('list prints a table of every key without any secret or hash', async () => {
     const { id, secret } = await testApp.createKey({ plan: 'business', name: 'listed' });
     await cli('list');
@@ -155,6 +176,8 @@ describeOnStore('keys command line', () => {
     [['set-plan', '1'], /set-plan needs --plan/],
     [['create', '--plan', 'enterprise', '--per-minute', 'ten', '--per-day', '5'], /--per-minute must be a positive integer/],
     [['create', '--plan', 'pro', '--expires-in', '10w'], /--expires-in must be a duration/],
+    [['roll', '1', '--grace', 'tomorrow'], /--grace must be a duration/],
+    [['roll'], /id is required/],
     [['rotate'], /unknown command "rotate"/],
     [[], /a command is required/],
   ])('treats %p as a usage error', async (argv, message) => {

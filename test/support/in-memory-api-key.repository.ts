@@ -1,9 +1,9 @@
 import { ApiKey } from '../../src/auth/domain/api-key';
-import { ApiKeyRepository, NewApiKey } from '../../src/auth/domain/api-key.repository';
+import { ApiKeyRepository, NewApiKey, StoredApiKey } from '../../src/auth/domain/api-key.repository';
 
 /** A store for unit specs of the auth module; counts lookups so caching can be observed. */
 export class InMemoryApiKeyRepository extends ApiKeyRepository {
-  readonly rows: Array<{ key: ApiKey; keyHash: string }> = [];
+  readonly rows: Array<{ -readonly [K in keyof StoredApiKey]: StoredApiKey[K] }> = [];
   lookups = 0;
 
   async create(key: NewApiKey): Promise<ApiKey> {
@@ -17,13 +17,13 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
       expiresAt: key.expiresAt,
       lastUsedAt: null,
     };
-    this.rows.push({ key: stored, keyHash: key.keyHash });
+    this.rows.push({ key: stored, keyHash: key.keyHash, previousKeyHash: null, previousKeyExpiresAt: null });
     return stored;
   }
 
   async findByHash(keyHash: string) {
     this.lookups++;
-    return this.rows.find((row) => row.keyHash === keyHash) ?? null;
+    return this.rows.find((row) => row.keyHash === keyHash || row.previousKeyHash === keyHash) ?? null;
   }
 
   async findById(id: number) {
@@ -36,6 +36,14 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
 
   async count() {
     return this.rows.length;
+  }
+
+  async replaceSecret(id: number, keyHash: string, previousUntil: Date | null) {
+    const row = this.rows.find((candidate) => candidate.key.id === id);
+    if (!row) return;
+    row.previousKeyHash = previousUntil && row.keyHash;
+    row.previousKeyExpiresAt = previousUntil;
+    row.keyHash = keyHash;
   }
 
   async update(id: number, changes: Partial<Pick<ApiKey, 'plan' | 'customLimits' | 'revokedAt'>>) {

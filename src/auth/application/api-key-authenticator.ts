@@ -12,9 +12,13 @@ import { hashApiKeySecret, hashesMatch, looksLikeApiKeySecret } from '../domain/
 export const KEY_CACHE_TTL_MS = 4_000;
 export const KEY_CACHE_MAX_ENTRIES = 10_000;
 
-/** lru-cache stores no null, so a refused key is kept as an answer without a key. */
+/**
+ * lru-cache stores no null, so a refused key is kept as an answer without a key.
+ * A rolled-over secret carries the end of its grace, checked on every use.
+ */
 interface Answer {
   readonly key: ApiKey | null;
+  readonly validUntil?: Date | null;
 }
 
 /**
@@ -37,7 +41,7 @@ export class ApiKeyAuthenticator {
       // Read the clock on every check, so that a clock moved by hand in tests is seen at once.
       ttlResolution: 0,
       perf: clock,
-      fetchMethod: async (hash) => ({ key: await this.lookup(hash) }),
+      fetchMethod: (hash) => this.lookup(hash),
     });
   }
 
@@ -46,13 +50,20 @@ export class ApiKeyAuthenticator {
     if (!looksLikeApiKeySecret(token)) return null;
     const answer = await this.cache.fetch(hashApiKeySecret(token));
     const key = answer?.key ?? null;
-    // Checked on every use, so a cached key stops at its expiry, not up to a cache lifetime later.
-    return key && !hasExpired(key, this.clock.now()) ? key : null;
+    // Checked on every use, so a cached key stops at its expiry or grace end, not up to a cache lifetime later.
+    const now = this.clock.now();
+    if (!key || hasExpired(key, now) || (answer?.validUntil && answer.validUntil.getTime() <= now)) return null;
+    return key;
   }
 
-  private async lookup(hash: string): Promise<ApiKey | null> {
+  private async lookup(hash: string): Promise<Answer> {
     const found = await this.keys.findByHash(hash);
-    if (!found || found.key.revokedAt || !hashesMatch(found.keyHash, hash)) return null;
-    return found.key;
+    if (!found || found.key.revokedAt) return { key: null };
+    if (hashesMatch(found.keyHash, hash)) return { key: found.key };
+    const { previousKeyHash, previousKeyExpiresAt } = found;
+    if (previousKeyHash && previousKeyExpiresAt && hashesMatch(previousKeyHash, hash)) {
+      return { key: found.key, validUntil: previousKeyExpiresAt };
+    }
+    return { key: null };
   }
 }

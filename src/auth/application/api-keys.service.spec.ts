@@ -70,8 +70,20 @@ describe('ApiKeysService', () => {
     expect(repository.rows[0].key.revokedAt).toEqual(revoked.revokedAt);
   });
 
+  it('rolls a key to a new secret, keeping the old hash until the grace ends', async () => {
+    const { repository, service } = make();
+    const { key, secret } = await service.create({ plan: 'pro' });
+    const rolled = await service.roll(key.id, 60_000);
+    expect(rolled).toMatchObject({ key: { id: key.id, plan: 'pro' }, previousUntil: new Date(clock.now() + 60_000) });
+    expect(rolled.secret).not.toBe(secret);
+    expect(repository.rows[0]).toMatchObject({ keyHash: hashApiKeySecret(rolled.secret), previousKeyHash: hashApiKeySecret(secret) });
+    await service.roll(key.id, 0);
+    expect(repository.rows[0]).toMatchObject({ previousKeyHash: null, previousKeyExpiresAt: null });
+  });
+
   it('says which id is unknown', async () => {
     const { service } = make();
+    await expect(service.roll(42, 0)).rejects.toThrow(ApiKeyNotFoundError);
     await expect(service.revoke(42)).rejects.toThrow(ApiKeyNotFoundError);
     await expect(service.setPlan(42, { plan: 'pro' })).rejects.toThrow('No API key with id 42');
   });

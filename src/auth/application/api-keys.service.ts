@@ -23,7 +23,7 @@ export interface CreatedApiKey {
   secret: string;
 }
 
-/** The key life cycle: create (secret shown once, optionally expiring), list, change plan, revoke. */
+/** The key life cycle: create (secret shown once, optionally expiring), list, change plan, roll the secret, revoke. */
 @Injectable()
 export class ApiKeysService {
   private readonly plans: PlanTable;
@@ -43,11 +43,24 @@ export class ApiKeysService {
     if ([...name].length > MAX_KEY_NAME_LENGTH) {
       throw new InvalidApiKeyRequestError(`--name must have at most ${MAX_KEY_NAME_LENGTH} characters`);
     }
-    const secret = generateApiKeySecret(this.config.appEnv === 'production' ? 'live' : 'test');
+    const secret = this.newSecret();
     const now = this.clock.now();
     const expiresAt = input.expiresInMs === undefined ? null : new Date(now + input.expiresInMs);
     const key = await this.keys.create({ name, plan, customLimits, keyHash: hashApiKeySecret(secret), createdAt: new Date(now), expiresAt });
     return { key, secret };
+  }
+
+  /**
+   * Gives a key a new secret and keeps everything else (id, plan, limits, and so
+   * its rate-limit counters). The old secret works for `graceMs` more; 0 ends it now.
+   */
+  async roll(id: number, graceMs: number): Promise<CreatedApiKey & { previousUntil: Date | null }> {
+    const key = await this.require(id);
+    if (key.revokedAt) throw new InvalidApiKeyRequestError(`API key ${id} is revoked; make a new key instead`);
+    const secret = this.newSecret();
+    const previousUntil = graceMs > 0 ? new Date(this.clock.now() + graceMs) : null;
+    await this.keys.replaceSecret(id, hashApiKeySecret(secret), previousUntil);
+    return { key, secret, previousUntil };
   }
 
   list(): Promise<ApiKey[]> {
@@ -87,6 +100,10 @@ export class ApiKeysService {
   async provisionDevelopmentKey(): Promise<CreatedApiKey | null> {
     if (this.config.appEnv !== 'development' || (await this.keys.count()) > 0) return null;
     return this.create({ plan: 'pro', name: 'development' });
+  }
+
+  private newSecret(): string {
+    return generateApiKeySecret(this.config.appEnv === 'production' ? 'live' : 'test');
   }
 
   private async require(id: number): Promise<ApiKey> {

@@ -7,11 +7,14 @@ import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
 export const USAGE = `Usage: npm run keys -- <command>
   create --plan <free|pro|business|enterprise> [--name LABEL] [--per-minute N --per-day N] [--expires-in DURATION]
   list [--json]
+  roll <id> [--grace DURATION] [--json]   new secret; the old one works for the grace (default 24h, 0s: ends now)
   revoke <id>
   set-plan <id> --plan <plan> [--per-minute N --per-day N]
 --per-minute and --per-day are for enterprise keys, which need both.
-With --json, list prints one JSON array and create prints one object with id and key.
+With --json, list prints one JSON array; create and roll print one object with id and key.
 A DURATION is a whole number with s, m, h or d: 30s, 15m, 12h, 90d.`;
+
+const DEFAULT_GRACE_MS = 24 * 3_600_000;
 
 /** Wrong use of the command line itself: one line, exit code 2. */
 export class UsageError extends Error {}
@@ -52,6 +55,7 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
         'per-minute': { type: 'string' },
         'per-day': { type: 'string' },
         'expires-in': { type: 'string' },
+        grace: { type: 'string' },
         json: { type: 'boolean' },
       },
     });
@@ -73,9 +77,19 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
       const { key, secret } = await keys.create({ plan: values.plan, name: values.name, ...limits, expiresInMs });
       if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
       out.line(`Created API key ${key.id}: ${describeKey(key, keys)}.`);
-      out.line('It is shown once, now; only its hash is stored. The key:');
-      out.line(secret);
-      return;
+      return showSecretOnce(secret, out);
+    }
+    case 'roll': {
+      expectArguments(1);
+      const id = toId(rest[0]);
+      const graceMs = toDuration('grace', values.grace) ?? DEFAULT_GRACE_MS;
+      const { key, secret, previousUntil } = await keys.roll(id, graceMs);
+      if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
+      const old = previousUntil
+        ? `the old key works until ${iso(previousUntil)}`
+        : `every instance refuses the old key within ${KEY_CACHE_TTL_MS / 1000} seconds`;
+      out.line(`Rolled API key ${key.id} (${describeKey(key, keys)}); ${old}.`);
+      return showSecretOnce(secret, out);
     }
     case 'list': {
       expectArguments(0);
@@ -101,6 +115,11 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'a command is required');
   }
+}
+
+function showSecretOnce(secret: string, out: CliOutput): void {
+  out.line('It is shown once, now; only its hash is stored. The key:');
+  out.line(secret);
 }
 
 function describeKey(key: ApiKey, keys: ApiKeysService): string {

@@ -10,13 +10,26 @@ export interface NewApiKey {
   readonly expiresAt: Date | null;
 }
 
+/** A key as the authenticator needs it: its secret's hash, and a rolled-over secret's during its grace. */
+export interface StoredApiKey {
+  readonly key: ApiKey;
+  readonly keyHash: string;
+  readonly previousKeyHash: string | null;
+  readonly previousKeyExpiresAt: Date | null;
+}
+
 /** Port to the key store; the abstract class is also the injection token. */
 export abstract class ApiKeyRepository {
   abstract create(key: NewApiKey): Promise<ApiKey>;
-  /** The key with this hash and its stored hash, whether revoked or not. */
-  abstract findByHash(keyHash: string): Promise<{ key: ApiKey; keyHash: string } | null>;
+  /** The key whose current or previous secret has this hash, whether revoked or not. */
+  abstract findByHash(keyHash: string): Promise<StoredApiKey | null>;
   abstract findById(id: number): Promise<ApiKey | null>;
   abstract list(): Promise<ApiKey[]>;
   abstract count(): Promise<number>;
+  /**
+   * Gives the key a new secret. The secret it had keeps working until
+   * `previousUntil`, or ends at once when that is null; one rolled before ends now.
+   */
+  abstract replaceSecret(id: number, keyHash: string, previousUntil: Date | null): Promise<void>;
   abstract update(id: number, changes: Partial<Pick<ApiKey, 'plan' | 'customLimits' | 'revokedAt'>>): Promise<void>;
 }

@@ -28,6 +28,8 @@ export const ApiKeyMapper = {
       revokedAt: null,
       expiresAt: key.expiresAt,
       lastUsedAt: null,
+      previousKeyHash: null,
+      previousKeyExpiresAt: null,
     };
   },
 };

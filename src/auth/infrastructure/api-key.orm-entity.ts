@@ -31,6 +31,12 @@ export class ApiKeyOrmEntity {
   @Column({ name: 'expires_at', type: 'datetime', nullable: true })
   expiresAt: Date | null;
 
+  @Column({ name: 'previous_key_hash', type: 'varchar', length: 64, nullable: true })
+  previousKeyHash: string | null;
+
+  @Column({ name: 'previous_key_expires_at', type: 'datetime', nullable: true })
+  previousKeyExpiresAt: Date | null;
+
   @Column({ name: 'last_used_at', type: 'datetime', nullable: true })
   lastUsedAt: Date | null;
 }

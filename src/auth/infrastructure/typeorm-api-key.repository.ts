@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ApiKey } from '../domain/api-key';
-import { ApiKeyRepository, NewApiKey } from '../domain/api-key.repository';
+import { ApiKeyRepository, NewApiKey, StoredApiKey } from '../domain/api-key.repository';
 import { ApiKeyMapper } from './api-key.mapper';
 import { ApiKeyOrmEntity } from './api-key.orm-entity';
 
@@ -18,9 +18,22 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return ApiKeyMapper.toDomain({ ...row, id: Number(result.identifiers[0].id) });
   }
 
-  async findByHash(keyHash: string): Promise<{ key: ApiKey; keyHash: string } | null> {
-    const row = await this.rows.findOneBy({ keyHash });
-    return row ? { key: ApiKeyMapper.toDomain(row), keyHash: row.keyHash } : null;
+  async findByHash(keyHash: string): Promise<StoredApiKey | null> {
+    const row = await this.rows.findOneBy([{ keyHash }, { previousKeyHash: keyHash }]);
+    if (!row) return null;
+    const previousKeyExpiresAt = row.previousKeyExpiresAt ? new Date(row.previousKeyExpiresAt) : null;
+    return { key: ApiKeyMapper.toDomain(row), keyHash: row.keyHash, previousKeyHash: row.previousKeyHash, previousKeyExpiresAt };
+  }
+
+  async replaceSecret(id: number, keyHash: string, previousUntil: Date | null): Promise<void> {
+    const current = await this.rows.findOne({ select: { keyHash: true }, where: { id } });
+    if (!current) return;
+    // Guarded by the hash just read, so a concurrent roll cannot make its secret the "previous" of this one unseen.
+    const result = await this.rows.update(
+      { id, keyHash: current.keyHash },
+      { keyHash, previousKeyHash: previousUntil && current.keyHash, previousKeyExpiresAt: previousUntil },
+    );
+    if (!result.affected) throw new Error(`API key ${id} was rolled by someone else at the same time; try again`);
   }
 
   async findById(id: number): Promise<ApiKey | null> {
