@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { KEY_CACHE_TTL_MS } from '../src/auth/application/api-key-authenticator';
 import { ApiKeysService } from '../src/auth/application/api-keys.service';
+import { KeyUsageRecorder, LAST_USE_FLUSH_MS } from '../src/auth/application/key-usage-recorder';
 import { ApiKeyRepository } from '../src/auth/domain/api-key.repository';
 import { hashApiKeySecret } from '../src/auth/domain/api-key-secret';
 import { Clock } from '../src/config/clock';
@@ -159,6 +160,37 @@ describeOnStore('API key authentication', () => {
       }
       await keys.revoke(id);
       await expect(keys.roll(id, 0)).rejects.toThrow(`API key ${id} is revoked`);
+    });
+  });
+
+  describe('last use', () => {
+    const lastUseOf = async (app: TestApp, id: number) => (await app.app.get(ApiKeysService).list()).find((key) => key.id === id)?.lastUsedAt;
+
+    it('reaches the store in a batch, not with the request', async () => {
+      const { id, secret } = await testApp.createKey({ plan: 'pro', name: 'used' });
+      const usedAt = clock.now();
+      expect((await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` })).status).toBe(200);
+      await expect(lastUseOf(testApp, id)).resolves.toBeNull();
+      expect(LAST_USE_FLUSH_MS).toBeLessThanOrEqual(10_000);
+      await testApp.app.get(KeyUsageRecorder).flush();
+      await expect(lastUseOf(testApp, id)).resolves.toEqual(new Date(usedAt));
+    });
+
+    it('is written when an instance shuts down, and never moves back', async () => {
+      const { id, secret } = await testApp.createKey({ plan: 'pro', name: 'used at shutdown' });
+      clock.advance(60_000);
+      await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` });
+      await testApp.app.get(KeyUsageRecorder).flush();
+      const latest = clock.now();
+      const older = new FakeClock(latest - 30_000);
+      const other = await createTestApp({ database: testApp.database, overrides: [{ provide: Clock, useValue: older }] });
+      await other.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` });
+      await other.close();
+      await expect(lastUseOf(testApp, id)).resolves.toEqual(new Date(latest));
+      const newer = await createTestApp({ database: testApp.database, overrides: [{ provide: Clock, useValue: new FakeClock(latest + 1_000) }] });
+      await newer.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` });
+      await newer.close();
+      await expect(lastUseOf(testApp, id)).resolves.toEqual(new Date(latest + 1_000));
     });
   });
 

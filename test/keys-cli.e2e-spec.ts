@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ApiKeysService } from '../src/auth/application/api-keys.service';
+import { KeyUsageRecorder } from '../src/auth/application/key-usage-recorder';
 import { runKeysCli, UsageError } from '../src/auth/cli/keys-cli';
 import { expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
@@ -139,9 +140,15 @@ describeOnStore('keys command line', () => {
   it('list prints a table of every key without any secret or hash', async () => {
     const { id, secret } = await testApp.createKey({ plan: 'business', name: 'listed' });
     await cli('list');
-    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED']);
+    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED']);
     const row = lines.find((line) => line.startsWith(`${id} `));
-    expect(row?.split(/\s{2,}/)).toEqual([String(id), 'listed', 'business', '1000', '100000', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), '-', '-']);
+    expect(row?.split(/\s{2,}/)).toEqual([String(id), 'listed', 'business', '1000', '100000', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), '-', '-', 'never']);
+    await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` });
+    await testApp.app.get(KeyUsageRecorder).flush();
+    await cli('list');
+    const used = lines.find((line) => line.startsWith(`${id} `))?.split(/\s{2,}/);
+    expect(used?.[8]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\dZ$/);
+    expect(Date.now() - Date.parse(used![8])).toBeLessThan(120_000);
     const output = lines.join('\n');
     expect(output).not.toContain(secret.slice(9));
     expect(output).not.toMatch(/[0-9a-f]{64}/);
@@ -152,7 +159,7 @@ describeOnStore('keys command line', () => {
     await cli('revoke', String(id));
     expect(lines).toEqual([`Revoked API key ${id}; every instance refuses it within 4 seconds.`]);
     await cli('list');
-    expect(lines.find((line) => line.startsWith(`${id} `))).toMatch(/\d{4}-\d\d-\d\dT\S+Z$/);
+    expect(lines.find((line) => line.startsWith(`${id} `))?.split(/\s{2,}/)[7]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z$/);
     const fresh = await createTestApp({ database: testApp.database });
     try {
       expectErrorBody(await fresh.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` }), 401, 'unauthorized');

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { CallerLookup } from './application/caller-lookup';
+import { KeyUsageRecorder } from './application/key-usage-recorder';
 import { ApiKeyRepository } from './domain/api-key.repository';
 import { BearerAuthGuard } from './http/bearer-auth.guard';
 import { ApiKeyOrmEntity } from './infrastructure/api-key.orm-entity';
@@ -19,6 +20,7 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
     ApiKeysService,
     ApiKeyAuthenticator,
     CallerLookup,
+    KeyUsageRecorder,
     BearerAuthGuard,
     { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
   ],

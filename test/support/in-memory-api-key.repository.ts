@@ -46,6 +46,13 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
     row.keyHash = keyHash;
   }
 
+  async recordLastUse(uses: ReadonlyMap<number, Date>) {
+    for (const row of this.rows) {
+      const at = uses.get(row.key.id);
+      if (at && !(row.key.lastUsedAt && row.key.lastUsedAt >= at)) row.key = { ...row.key, lastUsedAt: at };
+    }
+  }
+
   async update(id: number, changes: Partial<Pick<ApiKey, 'plan' | 'customLimits' | 'revokedAt'>>) {
     const row = this.rows.find((candidate) => candidate.key.id === id);
     if (row) row.key = { ...row.key, ...changes };

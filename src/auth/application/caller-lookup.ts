@@ -3,6 +3,7 @@ import type { Caller } from '../domain/caller';
 import type { PlanLimits } from '../domain/plan';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { ApiKeysService } from './api-keys.service';
+import { KeyUsageRecorder } from './key-usage-recorder';
 
 /** `Bearer <token>`, the scheme name in any case; anything else yields no token. */
 export function bearerToken(authorization: string | undefined): string | undefined {
@@ -22,13 +23,16 @@ export class CallerLookup {
   constructor(
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly keys: ApiKeysService,
+    private readonly usage: KeyUsageRecorder,
   ) {}
 
   /** The caller that an Authorization value names; null when it names no active key. */
   async callerFor(authorization: string | undefined): Promise<Caller | null> {
     const token = bearerToken(authorization);
     const key = token === undefined ? null : await this.authenticator.authenticate(token);
-    return key && { keyId: key.id, limits: this.keys.limitsOf(key) };
+    if (!key) return null;
+    this.usage.record(key.id);
+    return { keyId: key.id, limits: this.keys.limitsOf(key) };
   }
 
   /** What a request without a valid key may use: the Free plan's limits. */

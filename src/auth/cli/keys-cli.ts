@@ -147,11 +147,12 @@ function toJson(key: ApiKey, keys: ApiKeysService) {
 function formatTable(list: ApiKey[], keys: ApiKeysService): string[] {
   if (!list.length) return ['No API keys.'];
   const rows = [
-    ['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED'],
+    ['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED'],
     ...list.map((key) => {
       const { perMinute, perDay } = keys.limitsOf(key);
       const cells = [String(key.id), key.name || '-', key.plan, String(perMinute), String(perDay)];
-      return [...cells, iso(key.createdAt), orDash(key.expiresAt), orDash(key.revokedAt)];
+      const lastUsed = key.lastUsedAt ? `${key.lastUsedAt.toISOString().slice(0, 16)}Z` : 'never';
+      return [...cells, iso(key.createdAt), orDash(key.expiresAt), orDash(key.revokedAt), lastUsed];
     }),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => [...row[column]].length)));

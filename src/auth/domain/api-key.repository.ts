@@ -31,5 +31,7 @@ export abstract class ApiKeyRepository {
    * `previousUntil`, or ends at once when that is null; one rolled before ends now.
    */
   abstract replaceSecret(id: number, keyHash: string, previousUntil: Date | null): Promise<void>;
+  /** Moves each key's last use forward to the given time; never backward, as instances write in any order. */
+  abstract recordLastUse(uses: ReadonlyMap<number, Date>): Promise<void>;
   abstract update(id: number, changes: Partial<Pick<ApiKey, 'plan' | 'customLimits' | 'revokedAt'>>): Promise<void>;
 }

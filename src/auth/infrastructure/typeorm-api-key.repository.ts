@@ -49,6 +49,19 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return this.rows.count();
   }
 
+  async recordLastUse(uses: ReadonlyMap<number, Date>): Promise<void> {
+    await this.rows.manager.transaction(async (manager) => {
+      for (const [id, at] of uses) {
+        await manager
+          .createQueryBuilder()
+          .update(ApiKeyOrmEntity)
+          .set({ lastUsedAt: at })
+          .where('id = :id AND (last_used_at IS NULL OR last_used_at < :at)', { id, at })
+          .execute();
+      }
+    });
+  }
+
   async update(id: number, changes: Partial<Pick<ApiKey, 'plan' | 'customLimits' | 'revokedAt'>>): Promise<void> {
     const { customLimits, ...rest } = changes;
     const limits =
