@@ -15,7 +15,8 @@ describe('interleave', () => {
 });
 
 describe('mergeStretches', () => {
-  const SLOW_MS = 300;
+  // Long enough that each connection gets at most one or two slow answers a second, however loaded the machine.
+  const SLOW_MS = 500;
   let server: Server;
   let settings: LoadSettings;
   // `/slow` answers after SLOW_MS; `/fail` answers 500 at once; anything else 200 at once.
@@ -49,13 +50,12 @@ describe('mergeStretches', () => {
     const slow = await runStretch(scenario('/slow'), settings, 1);
     const alone = (stretch: typeof fast) => mergeStretches([stretch], settings);
     expect(alone(slow).p50Ms).toBeGreaterThanOrEqual(SLOW_MS);
-    // Far more fast answers than slow ones (at most 4 connections x 1 s / 300 ms of the latter).
-    expect(fast.totalCompletedRequests).toBeGreaterThan(10 * slow.totalCompletedRequests);
+    // More than twice as many fast answers as slow ones, so the merged median falls among the fast.
+    expect(fast.totalCompletedRequests).toBeGreaterThan(2 * slow.totalCompletedRequests);
 
     const merged = mergeStretches([fast, slow], settings);
     // Averaging the two medians would put this at SLOW_MS / 2 or more.
     expect(merged.p50Ms).toBeLessThan(SLOW_MS / 2);
-    expect(merged.p50Ms).toBe(alone(fast).p50Ms);
   });
 
   it('refuses to merge nothing', () => {
