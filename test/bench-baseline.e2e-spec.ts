@@ -21,6 +21,8 @@ const BY_FORM: Record<string, RegExp> = {
   'x-ratelimit-limit': /^\d+$/,
   'x-ratelimit-remaining': /^\d+$/,
   'x-ratelimit-reset': /^\d+$/,
+  'ratelimit-policy': /^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/,
+  ratelimit: /^"minute";r=\d+;t=\d+, "day";r=\d+;t=\d+$/,
 };
 
 interface Answer {

@@ -177,7 +177,13 @@ describeOnStore('the API document', () => {
   });
 
   describe('the contract check itself', () => {
-    const rateLimit = { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': '1893456000' };
+    const rateLimit = {
+      'x-ratelimit-limit': '60',
+      'x-ratelimit-remaining': '59',
+      'x-ratelimit-reset': '1893456000',
+      'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
+      ratelimit: '"minute";r=59;t=60, "day";r=999;t=86400',
+    };
     const response = (status: number, body: unknown, headers: Record<string, string> = {}): ApiResponse => ({
       status,
       body,
@@ -199,6 +205,8 @@ describeOnStore('the API document', () => {
       ['a missing required header', 'getPet', response(200, pet, { ...deprecation, sunset: undefined as never }), /header Sunset is required but missing/],
       ['a missing rate-limit header', 'listPets', response(200, [], { 'x-ratelimit-reset': undefined as never }), /header X-RateLimit-Reset is required but missing/],
       ['a malformed declared header', 'listPets', response(200, [], { 'x-ratelimit-remaining': '-1' }), /header X-RateLimit-Remaining must be >= 0/],
+      ['a missing RateLimit field', 'listPets', response(200, [], { ratelimit: undefined as never }), /header RateLimit is required but missing/],
+      ['a malformed RateLimit field', 'listPets', response(200, [], { ratelimit: 'minute=59' }), /header RateLimit must match pattern/],
       ['a 401 without WWW-Authenticate', 'listPets', response(401, { code: 'unauthorized', message: 'x', status: 401 }), /header WWW-Authenticate is required/],
       ['a 429 without Retry-After', 'createPet', response(429, { code: 'rate_limited', message: 'x', status: 429 }), /header Retry-After is required/],
       ['an undocumented status', 'listPets', response(404, { code: 'not_found', message: 'x', status: 404 }), /does not document status 404/],

@@ -32,6 +32,11 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
       banned: false,
       retryAfterSeconds: 0,
       binding: { name: 'minute', limit: 5, remaining: 4, resetAtMs: T0 + MINUTE },
+      windows: [
+        { name: 'minute', limit: 5, durationMs: MINUTE, remaining: 4, resetAtMs: T0 + MINUTE },
+        { name: 'day', limit: 100, durationMs: DAY, remaining: 99, resetAtMs: T0 + DAY },
+      ],
+      atMs: T0,
     });
     await first.sendMany(4);
     await expect(first.send()).resolves.toMatchObject({ allowed: false });
@@ -47,6 +52,11 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
       banned: false,
       retryAfterSeconds: 50,
       binding: { name: 'minute', limit: 2, remaining: 0, resetAtMs: T0 + MINUTE },
+      windows: [
+        { name: 'minute', limit: 2, durationMs: MINUTE, remaining: 0, resetAtMs: T0 + MINUTE },
+        { name: 'day', limit: 100, durationMs: DAY, remaining: 98, resetAtMs: T0 + DAY },
+      ],
+      atMs: T0 + 10_000,
     });
     c.now = T0 + MINUTE;
     await expect(c.send()).resolves.toEqual({
@@ -54,6 +64,11 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
       banned: false,
       retryAfterSeconds: 0,
       binding: { name: 'minute', limit: 2, remaining: 1, resetAtMs: T0 + 2 * MINUTE },
+      windows: [
+        { name: 'minute', limit: 2, durationMs: MINUTE, remaining: 1, resetAtMs: T0 + 2 * MINUTE },
+        { name: 'day', limit: 100, durationMs: DAY, remaining: 97, resetAtMs: T0 + DAY },
+      ],
+      atMs: T0 + MINUTE,
     });
   });
 
@@ -67,6 +82,11 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
       banned: false,
       retryAfterSeconds: (DAY - 5 * MINUTE) / 1000,
       binding: { name: 'day', limit: 2, remaining: 0, resetAtMs: T0 + DAY },
+      windows: [
+        { name: 'minute', limit: 60, durationMs: MINUTE, remaining: 60, resetAtMs: T0 + 6 * MINUTE },
+        { name: 'day', limit: 2, durationMs: DAY, remaining: 0, resetAtMs: T0 + DAY },
+      ],
+      atMs: T0 + 5 * MINUTE,
     });
     c.now = T0 + DAY;
     await expect(c.send()).resolves.toMatchObject({ allowed: true, binding: { name: 'day', remaining: 1, resetAtMs: T0 + 2 * DAY } });
@@ -103,6 +123,11 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
       banned: true,
       retryAfterSeconds: 900,
       binding: { name: 'minute', limit: 1, remaining: 0, resetAtMs: banEnd },
+      windows: [
+        { name: 'minute', limit: 1, durationMs: MINUTE, remaining: 0, resetAtMs: banEnd },
+        { name: 'day', limit: 3, durationMs: DAY, remaining: 0, resetAtMs: banEnd },
+      ],
+      atMs: T0 + 500,
     });
 
     c.now = T0 + 2 * MINUTE;

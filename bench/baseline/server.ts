@@ -88,6 +88,7 @@ const STATUSES = new Set(['available', 'pending', 'sold']);
 const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
 const DEPRECATION = `@${Date.parse('2026-11-21T00:00:00Z') / 1000}`;
 const PER_MINUTE = 100_000_000;
+const PER_DAY = 1_000_000_000;
 
 /** Helmet's headers as the service configures them (src/ops/security.ts), on every response. */
 const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
@@ -150,6 +151,10 @@ app.addHook('onRequest', async (request, reply) => {
   reply.header('x-ratelimit-limit', PER_MINUTE);
   reply.header('x-ratelimit-remaining', PER_MINUTE - counter.count);
   reply.header('x-ratelimit-reset', (windowStart + 60_000) / 1000);
+  // The IETF fields as the service writes them; the day is not counted apart here, its string is built all the same.
+  const secondsLeft = Math.ceil((windowStart + 60_000 - now) / 1000);
+  reply.header('ratelimit-policy', `"minute";q=${PER_MINUTE};w=60, "day";q=${PER_DAY};w=86400`);
+  reply.header('ratelimit', `"minute";r=${PER_MINUTE - counter.count};t=${secondsLeft}, "day";r=${PER_DAY - counter.count};t=86400`);
 });
 
 app.get('/healthz', async () => ({ status: 'ok' }));

@@ -5,8 +5,9 @@ import { errorBody, ErrorCode, MESSAGE_BY_CODE } from '../errors/error-code';
 import { ErrorResponse } from '../errors/error.response';
 
 /**
- * Sent on every response under /v1, errors included, for the window that binds
- * first. Declared once under components.headers and referenced by every response.
+ * Sent on every response under /v1, errors included: the X- trio for the window
+ * that binds first, the IETF fields for every window. Declared once under
+ * components.headers and referenced by every response.
  */
 export const RATE_LIMIT_HEADER_COMPONENTS: HeadersObject = {
   'X-RateLimit-Limit': {
@@ -23,6 +24,20 @@ export const RATE_LIMIT_HEADER_COMPONENTS: HeadersObject = {
     required: true,
     description: 'Unix time, in seconds, at which that window resets',
     schema: { type: 'integer', format: 'int64', minimum: 0 },
+  },
+  'RateLimit-Policy': {
+    required: true,
+    description:
+      'Every window of the caller (IETF draft-ietf-httpapi-ratelimit-headers, a structured-field List): its name, `q` the requests allowed and `w` its length in seconds. A route with its own limit for a window names it `<window>@<operationId>`',
+    schema: { type: 'string', pattern: '^"[^"]+";q=\\d+;w=\\d+(, "[^"]+";q=\\d+;w=\\d+)*$' },
+    example: '"minute";q=60;w=60, "day";q=1000;w=86400',
+  },
+  RateLimit: {
+    required: true,
+    description:
+      'Each window of `RateLimit-Policy` now: `r` the requests left and `t` the whole seconds until it resets. While banned, every window has `r=0` and `t` the seconds left of the ban',
+    schema: { type: 'string', pattern: '^"[^"]+";r=\\d+;t=\\d+(, "[^"]+";r=\\d+;t=\\d+)*$' },
+    example: '"minute";r=59;t=60, "day";r=999;t=86400',
   },
 };
 

@@ -38,6 +38,11 @@ export interface WindowState {
   readonly resetAtMs: number;
 }
 
+/** A window as the decision reports it, with its length, for clients that want every window's policy. */
+export interface WindowReport extends WindowState {
+  readonly durationMs: number;
+}
+
 export interface RateLimitDecision {
   readonly allowed: boolean;
   /** Rejected because the key is banned (the ban may have started with this request). */
@@ -49,6 +54,13 @@ export interface RateLimitDecision {
    * later. While banned: remaining 0 and resetAtMs the end of the ban.
    */
   readonly binding: WindowState;
+  /**
+   * Every window of the request, in the order they were given, as this request
+   * leaves them. While banned: each with remaining 0 and resetAtMs the end of the ban.
+   */
+  readonly windows: readonly WindowReport[];
+  /** The instant the request was judged at, epoch milliseconds (the caller's clock). */
+  readonly atMs: number;
 }
 
 export abstract class RateLimitStore {

@@ -31,6 +31,11 @@ describe('consumeRequest', () => {
       banned: false,
       retryAfterSeconds: 0,
       binding: { name: 'minute', limit: 5, remaining: 4, resetAtMs: T0 + MINUTE },
+      windows: [
+        { name: 'minute', limit: 5, durationMs: MINUTE, remaining: 4, resetAtMs: T0 + MINUTE },
+        { name: 'day', limit: 100, durationMs: DAY, remaining: 99, resetAtMs: T0 + DAY },
+      ],
+      atMs: T0,
     });
     expect(key.state?.windows.day).toEqual({ count: 1, rejected: 0, resetAtMs: T0 + DAY });
   });
@@ -73,6 +78,21 @@ describe('consumeRequest', () => {
     expect(key.state?.windows.day).toEqual({ count: 1, rejected: 0, resetAtMs: T0 + 2 * DAY });
   });
 
+  it('reports every window, not only the binding one, in the order they were given', () => {
+    const key = new FakeKey(windows(2, 100));
+    key.send();
+    key.now += 10_000;
+    key.sendMany(2);
+    expect(key.send()).toMatchObject({
+      allowed: false,
+      windows: [
+        { name: 'minute', remaining: 0, resetAtMs: T0 + MINUTE },
+        { name: 'day', remaining: 98, resetAtMs: T0 + DAY },
+      ],
+      atMs: T0 + 10_000,
+    });
+  });
+
   it('lets a small daily quota bind before the minute window', () => {
     const key = new FakeKey(windows(60, 2));
     expect(key.send().binding).toEqual({ name: 'day', limit: 2, remaining: 1, resetAtMs: T0 + DAY });
@@ -113,6 +133,11 @@ describe('consumeRequest', () => {
       banned: true,
       retryAfterSeconds: 900,
       binding: { name: 'minute', limit: 1, remaining: 0, resetAtMs: T0 + 500 + 900_000 },
+      windows: [
+        { name: 'minute', limit: 1, durationMs: MINUTE, remaining: 0, resetAtMs: T0 + 500 + 900_000 },
+        { name: 'day', limit: 100, durationMs: DAY, remaining: 0, resetAtMs: T0 + 500 + 900_000 },
+      ],
+      atMs: T0 + 500,
     });
   });
 

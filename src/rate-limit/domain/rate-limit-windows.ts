@@ -1,4 +1,4 @@
-import type { BanPolicy, RateLimitDecision, WindowName, WindowSpec, WindowState } from './rate-limit-store';
+import type { BanPolicy, RateLimitDecision, WindowName, WindowReport, WindowSpec } from './rate-limit-store';
 
 /**
  * The counting rules of `RateLimitStore`, as a pure function of one key's
@@ -52,7 +52,7 @@ export function consumeRequest(
     for (const window of live) window.count += 1;
     return {
       state: toState(specs, live, 0),
-      decision: { allowed: true, banned: false, retryAfterSeconds: 0, binding: pickBinding(specs, live) },
+      decision: { allowed: true, banned: false, retryAfterSeconds: 0, ...describeWindows(specs, live, now) },
     };
   }
 
@@ -76,7 +76,7 @@ export function consumeRequest(
       allowed: false,
       banned: false,
       retryAfterSeconds: secondsUntil(acceptedAgainAtMs, now),
-      binding: pickBinding(specs, live),
+      ...describeWindows(specs, live, now),
     },
   };
 }
@@ -105,27 +105,35 @@ function liveWindow(stored: StoredWindow | undefined, spec: WindowSpec, now: num
   return { count: 0, rejected: 0, resetAtMs: now + spec.durationMs };
 }
 
+/** While banned every window reads as empty until the ban ends, so clients wait for the ban, not for a window. */
 function bannedDecision(specs: readonly WindowSpec[], live: readonly LiveWindow[], banEndMs: number, now: number): RateLimitDecision {
+  const { binding, windows } = describeWindows(specs, live, now);
   return {
     allowed: false,
     banned: true,
     retryAfterSeconds: secondsUntil(banEndMs, now),
-    binding: { ...pickBinding(specs, live), remaining: 0, resetAtMs: banEndMs },
+    binding: { ...binding, remaining: 0, resetAtMs: banEndMs },
+    windows: windows.map((window) => ({ ...window, remaining: 0, resetAtMs: banEndMs })),
+    atMs: now,
   };
 }
 
-/** The window with the fewest requests left; on a tie, the one that resets later. */
-function pickBinding(specs: readonly WindowSpec[], live: readonly LiveWindow[]): WindowState {
+/** Every window's state, and the binding one: the fewest requests left; on a tie, the one that resets later. */
+function describeWindows(
+  specs: readonly WindowSpec[],
+  live: readonly LiveWindow[],
+  now: number,
+): Pick<RateLimitDecision, 'binding' | 'windows' | 'atMs'> {
+  const windows: WindowReport[] = [];
   let best = 0;
-  let bestRemaining = Infinity;
   for (let i = 0; i < specs.length; i++) {
-    const remaining = Math.max(0, specs[i].limit - live[i].count);
-    if (remaining < bestRemaining || (remaining === bestRemaining && live[i].resetAtMs > live[best].resetAtMs)) {
-      best = i;
-      bestRemaining = remaining;
-    }
+    const { name, limit, durationMs } = specs[i];
+    windows.push({ name, limit, durationMs, remaining: Math.max(0, limit - live[i].count), resetAtMs: live[i].resetAtMs });
+    const [window, bound] = [windows[i], windows[best]];
+    if (window.remaining < bound.remaining || (window.remaining === bound.remaining && window.resetAtMs > bound.resetAtMs)) best = i;
   }
-  return { name: specs[best].name, limit: specs[best].limit, remaining: bestRemaining, resetAtMs: live[best].resetAtMs };
+  const { name, limit, remaining, resetAtMs } = windows[best];
+  return { binding: { name, limit, remaining, resetAtMs }, windows, atMs: now };
 }
 
 function toState(specs: readonly WindowSpec[], live: readonly LiveWindow[], bannedUntilMs: number): StoredKeyState {

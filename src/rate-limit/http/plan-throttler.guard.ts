@@ -17,6 +17,7 @@ import type { RateLimitDecision } from '../domain/rate-limit-store';
 import { ApiKeyBannedError, RateLimitedError } from '../domain/rate-limit.errors';
 import { PlanThrottlerStorage } from './plan-throttler.storage';
 import { writeRateLimitHeaders } from './rate-limit-headers';
+import { routeBucket } from './route-bucket';
 import { trackerOf } from './rate-limited-caller';
 
 /** The library's detail of a refusal, saying which of our two refusals it is. */
@@ -75,7 +76,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
 
   protected override generateKey(context: ExecutionContext, _tracker: string, name: string): string {
     const ownLimit = this.reflector.getAllAndOverride<unknown>(THROTTLER_LIMIT + name, [context.getHandler(), context.getClass()]);
-    return ownLimit === undefined ? name : `${name}@${context.getClass().name}.${context.getHandler().name}`;
+    return ownLimit === undefined ? name : routeBucket(name, context.getClass().name, context.getHandler().name);
   }
 
   protected override async handleRequest({ context, limit, ttl, throttler, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {

@@ -8,8 +8,8 @@
  *          <name>:rejected, <name>:reset (epoch ms)
  * ARGV     nowMs, banAfterRejections, banMs, then name, limit, durationMs
  *          for each window
- * Returns  { allowed (0/1), banned (0/1), retryAfterSeconds,
- *            binding name, limit, remaining, resetAtMs }
+ * Returns  { allowed (0/1), banned (0/1), retryAfterSeconds, binding window's
+ *            position (1-based), then remaining, resetAtMs for each window }
  */
 export const CONSUME_SCRIPT = `
 local key = KEYS[1]
@@ -46,11 +46,11 @@ end
 
 -- Fewest remaining; on a tie, the window that resets later.
 local function binding()
-  local best = windows[1]
+  local best = 1
   for i = 2, #windows do
-    local w = windows[i]
-    if remaining(w) < remaining(best) or (remaining(w) == remaining(best) and w.reset > best.reset) then
-      best = w
+    local w, b = windows[i], windows[best]
+    if remaining(w) < remaining(b) or (remaining(w) == remaining(b) and w.reset > b.reset) then
+      best = i
     end
   end
   return best
@@ -60,9 +60,23 @@ local function seconds_until(until_ms)
   return math.max(1, math.ceil((until_ms - now) / 1000))
 end
 
+local function reply(allowed, retry_after)
+  local out = { allowed, 0, retry_after, binding() }
+  for _, w in ipairs(windows) do
+    out[#out + 1] = remaining(w)
+    out[#out + 1] = w.reset
+  end
+  return out
+end
+
+-- While banned every window reads as empty until the ban ends.
 local function banned_reply(ban_end)
-  local b = binding()
-  return { 0, 1, seconds_until(ban_end), b.name, b.limit, 0, ban_end }
+  local out = { 0, 1, seconds_until(ban_end), binding() }
+  for _ = 1, #windows do
+    out[#out + 1] = 0
+    out[#out + 1] = ban_end
+  end
+  return out
 end
 
 local function save(banned_until)
@@ -98,8 +112,7 @@ end
 if not any_full then
   for _, w in ipairs(windows) do w.count = w.count + 1 end
   save(0)
-  local b = binding()
-  return { 1, 0, 0, b.name, b.limit, remaining(b), b.reset }
+  return reply(1, 0)
 end
 
 local ban = false
@@ -118,6 +131,5 @@ if ban then
 end
 
 save(0)
-local b = binding()
-return { 0, 0, seconds_until(accepted_again_at), b.name, b.limit, remaining(b), b.reset }
+return reply(0, seconds_until(accepted_again_at))
 `;

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowSpec } from '../domain/rate-limit-store';
+import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowReport, type WindowSpec } from '../domain/rate-limit-store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { CONSUME_SCRIPT } from './redis-rate-limit.script';
 
@@ -19,7 +19,8 @@ export interface RedisRateLimitStoreOptions {
   readonly commandTimeoutMs?: number;
 }
 
-type ConsumeReply = [allowed: number, banned: number, retryAfterSeconds: number, name: string, limit: number, remaining: number, resetAtMs: number];
+/** allowed, banned, retryAfterSeconds, the binding window's 1-based position, then remaining and resetAtMs per window. */
+type ConsumeReply = number[];
 
 interface RateLimitRedis extends Redis {
   consumeRateLimit(key: string, ...args: (string | number)[]): Promise<ConsumeReply>;
@@ -85,7 +86,7 @@ export class RedisRateLimitStore extends RateLimitStore {
         const args = windows.flatMap((w) => [w.name, w.limit, w.durationMs]);
         const reply = await this.redis.consumeRateLimit(this.keyPrefix + key, Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...args);
         this.markUp();
-        return toDecision(reply);
+        return toDecision(reply, windows, nowMs);
       } catch (error) {
         this.markDown(error as Error);
       }
@@ -123,11 +124,22 @@ export class RedisRateLimitStore extends RateLimitStore {
   }
 }
 
-function toDecision([allowed, banned, retryAfterSeconds, name, limit, remaining, resetAtMs]: ConsumeReply): RateLimitDecision {
+function toDecision(reply: ConsumeReply, specs: readonly WindowSpec[], nowMs: number): RateLimitDecision {
+  const [allowed, banned, retryAfterSeconds, bindingAt] = reply;
+  const windows: WindowReport[] = specs.map(({ name, limit, durationMs }, i) => ({
+    name,
+    limit,
+    durationMs,
+    remaining: reply[4 + 2 * i],
+    resetAtMs: reply[5 + 2 * i],
+  }));
+  const { name, limit, remaining, resetAtMs } = windows[bindingAt - 1];
   return {
     allowed: allowed === 1,
     banned: banned === 1,
     retryAfterSeconds,
     binding: { name, limit, remaining, resetAtMs },
+    windows,
+    atMs: Math.floor(nowMs),
   };
 }
