@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import type { BanPolicy, WindowSpec } from '../src/rate-limit/domain/rate-limit-store';
-import { RedisRateLimitStore } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
+import { RedisRateLimitStore, redisKey } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
 import { DAY, MINUTE, planWindows, T0 } from './support/rate-limit-fixtures';
 import { deleteKeysUnder, describeWithRedis, randomKeyPrefix, TEST_REDIS_URL, waitUntil } from './support/test-redis';
 import { freePort } from './support/service-process';
@@ -56,13 +56,13 @@ describeWithRedis('RedisRateLimitStore', () => {
     const redis = new Redis(TEST_REDIS_URL);
     try {
       await store.consume('idle', FREE_PLAN, POLICY, T0 + 1_000);
-      const ttl = await redis.pttl(`${keyPrefix}idle`);
+      const ttl = await redis.pttl(redisKey(keyPrefix, 'idle'));
       expect(ttl).toBeGreaterThan(DAY - 10_000);
       expect(ttl).toBeLessThanOrEqual(DAY);
 
       const longBan: BanPolicy = { banAfterRejections: 0, banMs: 2 * DAY };
       await store.consume('banned', [{ name: 'minute', limit: 0, durationMs: MINUTE }], longBan, T0);
-      const banTtl = await redis.pttl(`${keyPrefix}banned`);
+      const banTtl = await redis.pttl(redisKey(keyPrefix, 'banned'));
       expect(banTtl).toBeGreaterThan(2 * DAY - 10_000);
       expect(banTtl).toBeLessThanOrEqual(2 * DAY);
     } finally {

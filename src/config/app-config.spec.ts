@@ -28,6 +28,10 @@ describe('loadConfig', () => {
     [{ APP_ENV: 'prod' }, /APP_ENV/],
     [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
     [{ BODY_LIMIT_BYTES: '12kb' }, /BODY_LIMIT_BYTES/],
+    [{ REDIS_CLUSTER_NODES: 'redis-a' }, /^Invalid configuration: REDIS_CLUSTER_NODES: must be host:port,host:port/],
+    [{ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2:70000' }, /REDIS_CLUSTER_NODES: must be host:port/],
+    [{ REDIS_CLUSTER_NODES: 'redis://a:7000' }, /REDIS_CLUSTER_NODES: must be host:port/],
+    [{ REDIS_CLUSTER_NODES: 'a:7000', REDIS_URL: 'redis://b:6379' }, /REDIS_CLUSTER_NODES: set either REDIS_URL .* not both/],
     [{ RATE_LIMIT_PLANS: '{"free":{"perMinute":0}}' }, /RATE_LIMIT_PLANS/],
     [{ RATE_LIMIT_PLANS: '{"free":{"perDay":"8"}}' }, /RATE_LIMIT_PLANS: plan "free" needs positive integers/],
     [{ RATE_LIMIT_PLANS: 'nope' }, /RATE_LIMIT_PLANS: is not valid JSON/],
@@ -41,6 +45,14 @@ describe('loadConfig', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('\n');
     }
+  });
+
+  it('reads REDIS_CLUSTER_NODES as seed nodes', () => {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'redis-a:7000, 10.0.0.2:7001' }).redisClusterNodes).toEqual([
+      { host: 'redis-a', port: 7000 },
+      { host: '10.0.0.2', port: 7001 },
+    ]);
+    expect(loadConfig({}).redisClusterNodes).toBeUndefined();
   });
 
   it('runs production on the embedded store only when explicitly allowed', () => {

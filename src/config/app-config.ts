@@ -45,6 +45,13 @@ class EnvironmentVariables {
   DATABASE_URL = 'sqlite:./data/animal-store.db';
   @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port' })
   REDIS_URL?: string;
+  @IsOptional()
+  @Transform(toList)
+  @ValidateBy({
+    name: 'isRedisSeedList',
+    validator: { validate: isSeedList, defaultMessage: () => 'REDIS_CLUSTER_NODES must be host:port,host:port,... (seed nodes of a Redis Cluster)' },
+  })
+  REDIS_CLUSTER_NODES?: string[];
   @IsIn(APP_ENVS) APP_ENV: AppEnv = 'development';
   @Matches(/^https?:\/\/.+\/v1$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL ending in /v1' })
   PUBLIC_BASE_URL = 'http://localhost:3000/v1';
@@ -63,6 +70,26 @@ class EnvironmentVariables {
   @Transform(toBool) @IsBoolean() ALLOW_SQLITE_IN_PRODUCTION = false;
   @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
   @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
+}
+
+/** A Redis Cluster seed node, as REDIS_CLUSTER_NODES lists them. */
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
+}
+
+function toRedisNode(seed: string): RedisNode {
+  const at = seed.lastIndexOf(':');
+  return { host: seed.slice(0, at), port: Number(seed.slice(at + 1)) };
+}
+
+function isSeedList(value: unknown): boolean {
+  if (!Array.isArray(value) || value.length === 0) return false;
+  return value.every((seed) => {
+    if (typeof seed !== 'string' || !/^[A-Za-z0-9.-]+:\d{1,5}$/.test(seed)) return false;
+    const { port } = toRedisNode(seed);
+    return port >= 1 && port <= 65535;
+  });
 }
 
 const KNOWN_VARIABLES = new Set(Object.keys(new EnvironmentVariables()));
@@ -85,6 +112,8 @@ export interface AppConfig {
   readonly host: string;
   readonly databaseUrl: string;
   readonly redisUrl?: string;
+  /** Seed nodes of a Redis Cluster that holds the rate-limit counters; used instead of `redisUrl`. */
+  readonly redisClusterNodes?: readonly RedisNode[];
   /** Prefix of the rate-limit keys in Redis, so several deployments can share one server. */
   readonly redisKeyPrefix: string;
   readonly appEnv: AppEnv;
@@ -122,11 +151,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'Invalid configuration: DATABASE_URL: production needs MySQL; set ALLOW_SQLITE_IN_PRODUCTION=true to run on the embedded store',
     );
   }
+  if (vars.REDIS_URL && vars.REDIS_CLUSTER_NODES) {
+    throw invalidConfiguration('REDIS_CLUSTER_NODES', 'set either REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
+  }
   return {
     port: vars.PORT,
     host: vars.HOST,
     databaseUrl: vars.DATABASE_URL,
     redisUrl: vars.REDIS_URL,
+    redisClusterNodes: vars.REDIS_CLUSTER_NODES?.map(toRedisNode),
     redisKeyPrefix: vars.REDIS_KEY_PREFIX,
     appEnv: vars.APP_ENV,
     publicBaseUrl: vars.PUBLIC_BASE_URL,

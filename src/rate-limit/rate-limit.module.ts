@@ -18,14 +18,14 @@ import { RedisRateLimitStore } from './infrastructure/redis-rate-limit.store';
     {
       provide: RateLimitStore,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => createRateLimitStore(config.redisUrl, new Logger('RateLimit'), config.redisKeyPrefix),
+      useFactory: (config: AppConfig) => createRateLimitStore(config, new Logger('RateLimit')),
     },
     {
-      // With REDIS_URL, /readyz reports Redis: without it, limits are no longer shared.
+      // With REDIS_URL or REDIS_CLUSTER_NODES, /readyz reports Redis: without it, limits are no longer shared.
       provide: READINESS_CHECKS,
-      inject: [RateLimitStore],
-      useFactory: (store: RateLimitStore): ReadinessCheck[] =>
-        store instanceof RedisRateLimitStore ? [{ name: 'redis', check: () => store.ping() }] : [],
+      inject: [RateLimitStore, AppConfig],
+      useFactory: (store: RateLimitStore, config: AppConfig): ReadinessCheck[] =>
+        store instanceof RedisRateLimitStore ? [{ name: config.redisClusterNodes ? 'redis-cluster' : 'redis', check: () => store.ping() }] : [],
     },
     RateLimiter,
     PlanThrottlerStorage,

@@ -67,3 +67,13 @@ export async function requireLocalService(service: LocalService, envFlag: string
   if (isCi()) throw new Error(`${message}: CI needs it, failing the run.`);
   process.stderr.write(`\n!!!!!!!! ${message}: the specs that need it are SKIPPED. !!!!!!!!\n\n`);
 }
+
+/** Sets `<envFlag>=1` when every command runs here; throws under CI, warns loudly elsewhere. */
+export function requireCommands(commands: readonly string[], envFlag: string): void {
+  const missing = commands.filter((command) => spawnSync(command, ['--version'], { stdio: 'pipe', timeout: 10_000 }).status !== 0);
+  process.env[envFlag] = missing.length === 0 ? '1' : '0';
+  if (missing.length === 0) return;
+  const message = `${missing.join(' and ')} not found on this machine`;
+  if (isCi()) throw new Error(`${message}: CI needs it, failing the run.`);
+  process.stderr.write(`\n!!!!!!!! ${message}: the specs that need it are SKIPPED. !!!!!!!!\n\n`);
+}

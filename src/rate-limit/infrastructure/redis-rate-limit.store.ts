@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowReport, type WindowSpec } from '../domain/rate-limit-store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { CONSUME_SCRIPT } from './redis-rate-limit.script';
@@ -9,9 +9,17 @@ export interface RateLimitLogger {
   log(message: string): void;
 }
 
+/** A Redis Cluster seed node. */
+export interface RedisClusterNode {
+  readonly host: string;
+  readonly port: number;
+}
+
 export interface RedisRateLimitStoreOptions {
-  /** `redis://[user:password@]host:port[/db]`; never logged. */
-  readonly url: string;
+  /** One Redis: `redis://[user:password@]host:port[/db]`; never logged. */
+  readonly url?: string;
+  /** A Redis Cluster, by its seed nodes; used instead of `url`. */
+  readonly clusterNodes?: readonly RedisClusterNode[];
   readonly logger: RateLimitLogger;
   /** Prefix of every hash this store writes. */
   readonly keyPrefix?: string;
@@ -22,9 +30,9 @@ export interface RedisRateLimitStoreOptions {
 /** allowed, banned, retryAfterSeconds, the binding window's 1-based position, then remaining and resetAtMs per window. */
 type ConsumeReply = number[];
 
-interface RateLimitRedis extends Redis {
+type RateLimitRedis = (Redis | Cluster) & {
   consumeRateLimit(key: string, ...args: (string | number)[]): Promise<ConsumeReply>;
-}
+};
 
 export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'animal-store:rate-limit:';
 
@@ -62,13 +70,7 @@ export class RedisRateLimitStore extends RateLimitStore {
     super();
     this.keyPrefix = options.keyPrefix ?? DEFAULT_RATE_LIMIT_KEY_PREFIX;
     this.logger = options.logger;
-    this.redis = new Redis(options.url, {
-      commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-      connectTimeout: 2_000,
-      disconnectTimeout: 500,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-    }) as RateLimitRedis;
+    this.redis = connect(options);
     this.redis.defineCommand('consumeRateLimit', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
     this.redis.on('ready', () => this.markUp());
     this.redis.on('error', (error: Error) => this.markDown(error));
@@ -84,19 +86,26 @@ export class RedisRateLimitStore extends RateLimitStore {
     if (this.redis.status === 'ready') {
       try {
         const args = windows.flatMap((w) => [w.name, w.limit, w.durationMs]);
-        const reply = await this.redis.consumeRateLimit(this.keyPrefix + key, Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...args);
+        const reply = await this.redis.consumeRateLimit(redisKey(this.keyPrefix, key), Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...args);
         this.markUp();
         return toDecision(reply, windows, nowMs);
       } catch (error) {
         this.markDown(error as Error);
+        // After a failover the slot map is stale until refreshed; concurrent refreshes are coalesced by ioredis.
+        if (this.redis instanceof Cluster) this.redis.refreshSlotsCache();
       }
     }
     return this.fallback.consume(key, windows, policy, nowMs);
   }
 
-  /** Readiness: rejects when Redis does not answer (requests would run degraded). */
+  /** Readiness: rejects when Redis does not answer (requests would run degraded), or a cluster has slots no master serves. */
   async ping(): Promise<void> {
-    await this.redis.ping();
+    if (!(this.redis instanceof Cluster)) {
+      await this.redis.ping();
+      return;
+    }
+    const info = await this.redis.cluster('INFO');
+    if (!/^cluster_state:ok\b/m.test(info)) throw new Error('the Redis Cluster does not serve every slot');
   }
 
   async close(): Promise<void> {
@@ -122,6 +131,44 @@ export class RedisRateLimitStore extends RateLimitStore {
       `Rate-limit counters: Redis unavailable (${error.message}); degraded, fail-open to per-instance limits in memory until it answers again`,
     );
   }
+}
+
+/**
+ * The tracker is the key's hash tag, so that every key the script ever touches
+ * for one tracker lies in that tracker's cluster slot (docs/adr/0007).
+ */
+export function redisKey(prefix: string, tracker: string): string {
+  return `${prefix}{${tracker}}`;
+}
+
+/**
+ * Fail fast rather than wait: no offline queue, no retry of a command, and on a
+ * cluster no delayed retry during a failover, so the request is counted in
+ * memory at once (the fail-open rule) while ioredis reconnects by itself.
+ */
+function connect(options: RedisRateLimitStoreOptions): RateLimitRedis {
+  const redisOptions: RedisOptions = {
+    commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+    connectTimeout: 2_000,
+    disconnectTimeout: 500,
+    maxRetriesPerRequest: 0,
+  };
+  if (options.clusterNodes && options.url === undefined) {
+    return new Cluster(
+      options.clusterNodes.map(({ host, port }) => ({ host, port })),
+      {
+        redisOptions,
+        enableOfflineQueue: false,
+        retryDelayOnFailover: 0,
+        retryDelayOnClusterDown: 0,
+        retryDelayOnTryAgain: 0,
+        slotsRefreshTimeout: 2_000,
+        slotsRefreshInterval: 5_000,
+      },
+    ) as RateLimitRedis;
+  }
+  if (options.url === undefined || options.clusterNodes) throw new Error('RedisRateLimitStore needs either a url or clusterNodes');
+  return new Redis(options.url, { ...redisOptions, enableOfflineQueue: false }) as RateLimitRedis;
 }
 
 function toDecision(reply: ConsumeReply, specs: readonly WindowSpec[], nowMs: number): RateLimitDecision {

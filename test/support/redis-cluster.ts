@@ -1,0 +1,121 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+
+/** A Redis Cluster of three masters and three replicas on loopback, in processes this spec owns. */
+export interface LocalRedisCluster {
+  readonly ports: readonly number[];
+  /** `127.0.0.1:P,...` as REDIS_CLUSTER_NODES takes it. */
+  readonly seeds: string;
+  /** The port of the master that serves `key`'s slot, and its replica's. */
+  ownersOf(key: string): Promise<{ master: number; replica: number }>;
+  /** SIGKILL to the server on `port`, as a crashed master. */
+  kill(port: number): void;
+  /** Stops every server it started, by pid, and removes its directory. */
+  stop(): Promise<void>;
+}
+
+export const isClusterToolsAvailable = (): boolean => process.env.REDIS_CLUSTER_TOOLS_AVAILABLE === '1';
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port whose cluster bus port (+10000) is free too. */
+async function freeClusterPort(taken: Set<number>): Promise<number> {
+  for (let tries = 0; tries < 200; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    if (taken.has(port) || taken.has(port + 10_000)) continue;
+    if ((await isFree(port)) && (await isFree(port + 10_000))) return port;
+  }
+  throw new Error('No free port pair for a cluster node');
+}
+
+async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    return await use(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+type SlotRange = [start: number, end: number, master: [host: string, port: number], ...replicas: [string, number][]];
+
+export async function startRedisCluster(): Promise<LocalRedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-cluster-'));
+  const taken = new Set<number>();
+  const ports: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const port = await freeClusterPort(taken);
+    taken.add(port).add(port + 10_000);
+    ports.push(port);
+  }
+  const servers = new Map<number, ChildProcess>();
+  const stop = async (): Promise<void> => {
+    await Promise.all(
+      [...servers.values()].map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            if (server.exitCode !== null || server.signalCode !== null) return resolve();
+            server.once('exit', () => resolve());
+            process.kill(server.pid as number, 'SIGTERM');
+          }),
+      ),
+    );
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const port of ports) {
+      const args = ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
+      args.push('--cluster-node-timeout', '2000', '--save', '', '--appendonly', 'no', '--dir', dir);
+      servers.set(port, spawn('redis-server', args, { stdio: 'ignore' }));
+    }
+    await Promise.all(ports.map((port) => waitFor(() => withNode(port, async (redis) => (await redis.ping()) === 'PONG'), `redis-server on ${port}`)));
+    const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'], {
+      stdio: 'pipe',
+      timeout: 60_000,
+    });
+    if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout.toString()}${create.stderr.toString()}`);
+    await Promise.all(
+      ports.map((port) => waitFor(() => withNode(port, async (redis) => /cluster_state:ok/.test(String(await redis.cluster('INFO')))), 'cluster_state:ok')),
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  const alive = () => ports.filter((port) => servers.get(port)?.exitCode === null && servers.get(port)?.signalCode === null);
+  return {
+    ports,
+    seeds: ports.map((port) => `127.0.0.1:${port}`).join(','),
+    ownersOf: (key) =>
+      withNode(alive()[0], async (redis) => {
+        const slot = Number(await redis.cluster('KEYSLOT', key));
+        const ranges = (await redis.cluster('SLOTS')) as unknown as SlotRange[];
+        const range = ranges.find(([start, end]) => slot >= start && slot <= end);
+        if (!range) throw new Error(`No master serves slot ${slot}`);
+        return { master: Number(range[2][1]), replica: Number(range[3][1]) };
+      }),
+    kill: (port) => {
+      process.kill(servers.get(port)?.pid as number, 'SIGKILL');
+    },
+    stop,
+  };
+}
