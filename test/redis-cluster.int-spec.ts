@@ -95,6 +95,8 @@ function concurrently(instances: ServiceProcess[], key: Key, count: number): Pro
     expect(refused.every((a) => (a.code === 'rate_limited' || a.code === 'api_key_banned') && Number(a.retryAfter) >= 1)).toBe(true);
     expect(new Set(answers.map((a) => a.limit))).toEqual(new Set(['60']));
     await expect(countInCluster(key)).resolves.toBe(60);
+    // Every request was judged in the cluster: none fell back to an instance's memory.
+    expect(instances.map((instance) => instance.output()).join('\n')).not.toMatch(/Redis unavailable/);
   }, 60_000);
 
   it('keeps answering while a master is lost, then counts in the cluster again by itself', async () => {

@@ -48,6 +48,8 @@ async function waitFor(condition: () => Promise<boolean>, what: string, timeoutM
 
 async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // A node that is not up yet is polled again; its refusal is expected.
+  redis.on('error', () => undefined);
   try {
     await redis.connect();
     return await use(redis);
@@ -95,6 +97,16 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout.toString()}${create.stderr.toString()}`);
     await Promise.all(
       ports.map((port) => waitFor(() => withNode(port, async (redis) => /cluster_state:ok/.test(String(await redis.cluster('INFO')))), 'cluster_state:ok')),
+    );
+    // A master can only fail over to a replica that is attached and in sync.
+    await waitFor(
+      () => withNode(ports[0], async (redis) => ((await redis.cluster('SLOTS')) as unknown as SlotRange[]).every((range) => range.length >= 4)),
+      'a replica for every master',
+    );
+    await Promise.all(
+      ports.map((port) =>
+        waitFor(() => withNode(port, async (redis) => !/role:slave/.test(await redis.info('replication')) || /master_link_status:up/.test(await redis.info('replication'))), 'replicas in sync'),
+      ),
     );
   } catch (error) {
     await stop();

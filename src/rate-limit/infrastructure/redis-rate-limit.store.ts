@@ -64,6 +64,8 @@ export class RedisRateLimitStore extends RateLimitStore {
   private readonly logger: RateLimitLogger;
   /** Undefined until the first connection succeeds or fails. */
   private redisUp: boolean | undefined;
+  /** A cluster's node connections open lazily and refuse their first command while opening, so they are opened first. */
+  private nodesOpen: boolean;
   private closing = false;
 
   constructor(options: RedisRateLimitStoreOptions) {
@@ -72,18 +74,26 @@ export class RedisRateLimitStore extends RateLimitStore {
     this.logger = options.logger;
     this.redis = connect(options);
     this.redis.defineCommand('consumeRateLimit', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
-    this.redis.on('ready', () => this.markUp());
+    this.nodesOpen = !(this.redis instanceof Cluster);
+    if (this.redis instanceof Cluster) {
+      const cluster = this.redis;
+      cluster.on('ready', () => this.openNodes(cluster));
+      // Replicas too, so that one promoted in a failover is already connected.
+      cluster.on('+node', (node: Redis) => void node.ping().catch(() => undefined));
+    } else {
+      this.redis.on('ready', () => this.markUp());
+    }
     this.redis.on('error', (error: Error) => this.markDown(error));
     this.redis.on('close', () => this.markDown(new Error('connection closed')));
   }
 
   /** True while requests are answered from this instance's memory rather than Redis. */
   get degraded(): boolean {
-    return this.redis.status !== 'ready' || this.redisUp !== true;
+    return !this.isUsable() || this.redisUp !== true;
   }
 
   async consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): Promise<RateLimitDecision> {
-    if (this.redis.status === 'ready') {
+    if (this.isUsable()) {
       try {
         const args = windows.flatMap((w) => [w.name, w.limit, w.durationMs]);
         const reply = await this.redis.consumeRateLimit(redisKey(this.keyPrefix, key), Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...args);
@@ -116,6 +126,20 @@ export class RedisRateLimitStore extends RateLimitStore {
       this.redis.disconnect();
     }
     await this.fallback.close();
+  }
+
+  private isUsable(): boolean {
+    return this.redis.status === 'ready' && this.nodesOpen;
+  }
+
+  private openNodes(cluster: Cluster): void {
+    Promise.all(cluster.nodes('master').map((node) => node.ping())).then(
+      () => {
+        this.nodesOpen = true;
+        this.markUp();
+      },
+      (error: Error) => this.markDown(error),
+    );
   }
 
   private markUp(): void {
