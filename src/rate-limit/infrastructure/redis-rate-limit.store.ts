@@ -159,7 +159,7 @@ export class RedisRateLimitStore extends RateLimitStore {
 
 /**
  * The tracker is the key's hash tag, so that every key the script ever touches
- * for one tracker lies in that tracker's cluster slot (docs/adr/0007).
+ * for one tracker lies in that tracker's cluster slot (docs/adr/0009).
  */
 export function redisKey(prefix: string, tracker: string): string {
   return `${prefix}{${tracker}}`;
