@@ -4,7 +4,7 @@
  * layers; dependencies point inward: http -> application -> domain <- infrastructure.
  * Specs are left out on the importing side: a test may assemble any layers.
  */
-const FEATURE_MODULES = '(pets|auth|rate-limit|ops|database|docs)';
+const FEATURE_MODULES = '(pets|auth|rate-limit|ops|database|docs|idempotency)';
 const NOT_A_SPEC = '\\.(e2e-|int-|docs-)?spec\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { serializeOpenApiDocument } from '../src/docs/api-docs';
+import { fingerprintOf } from '../src/idempotency/domain/idempotency-key';
+import { IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
 import { ApiClient, ApiRequest, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { OPENAPI_FILE, OpenApiContract } from './support/openapi-contract';
@@ -95,6 +97,24 @@ describeOnStore('the API document', () => {
       const response = await api.post('/v1/pets', 'name=Rex', { 'content-type': 'application/x-www-form-urlencoded' });
       expectErrorBody(response, 415, 'unsupported_media_type');
       contract.expectResponse('createPet', response);
+    });
+
+    it('createPet 201 replayed, 422 and 409 with an Idempotency-Key', async () => {
+      const headers = { 'idempotency-key': 'contract-1' };
+      expect((await api.post('/v1/pets', { name: 'Rex', categoryId: 3 }, headers)).status).toBe(201);
+      const replayed = await api.post('/v1/pets', { name: 'Rex', categoryId: 3 }, headers);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      contract.expectResponse('createPet', replayed);
+      const reused = await api.post('/v1/pets', { name: 'Tom', categoryId: 3 }, headers);
+      expectErrorBody(reused, 422, 'idempotency_key_reused');
+      contract.expectResponse('createPet', reused);
+      // A claim without an outcome is what a request still in progress leaves.
+      const { id, secret } = await testApp.createKey({ plan: 'free' });
+      const body = { name: 'Kit', categoryId: 3 };
+      await testApp.app.get(IdempotencyRecordStore).claim({ apiKeyId: id, key: 'contract-2' }, fingerprintOf(body), Date.now() + 60_000);
+      const inUse = await testApp.anonymous.post('/v1/pets', body, { authorization: `Bearer ${secret}`, 'idempotency-key': 'contract-2' });
+      expectErrorBody(inUse, 409, 'idempotency_key_in_use');
+      contract.expectResponse('createPet', inUse);
     });
 
     it('listPets 200 with a next link, then without', async () => {

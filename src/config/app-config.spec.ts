@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       banAfterRejections: 30,
       banSeconds: 900,
       redisUrl: undefined,
+      idempotencyTtlSeconds: 86400,
     });
     expect(config.rateLimitPlans).toEqual({});
   });
@@ -32,6 +33,7 @@ describe('loadConfig', () => {
     [{ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2:70000' }, /REDIS_CLUSTER_NODES: must be host:port/],
     [{ REDIS_CLUSTER_NODES: 'redis://a:7000' }, /REDIS_CLUSTER_NODES: must be host:port/],
     [{ REDIS_CLUSTER_NODES: 'a:7000', REDIS_URL: 'redis://b:6379' }, /REDIS_CLUSTER_NODES: set either REDIS_URL .* not both/],
+    [{ IDEMPOTENCY_TTL_SECONDS: '0' }, /IDEMPOTENCY_TTL_SECONDS: must be an integer of at least 1/],
     [{ RATE_LIMIT_PLANS: '{"free":{"perMinute":0}}' }, /RATE_LIMIT_PLANS/],
     [{ RATE_LIMIT_PLANS: '{"free":{"perDay":"8"}}' }, /RATE_LIMIT_PLANS: plan "free" needs positive integers/],
     [{ RATE_LIMIT_PLANS: 'nope' }, /RATE_LIMIT_PLANS: is not valid JSON/],

@@ -70,6 +70,7 @@ class EnvironmentVariables {
   @Transform(toBool) @IsBoolean() ALLOW_SQLITE_IN_PRODUCTION = false;
   @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
   @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
+  @Transform(toInt) @IsIntBetween(1) IDEMPOTENCY_TTL_SECONDS = 86_400;
 }
 
 /** A Redis Cluster seed node, as REDIS_CLUSTER_NODES lists them. */
@@ -130,6 +131,8 @@ export interface AppConfig {
   readonly allowSqliteInProduction: boolean;
   readonly corsOrigins: readonly string[];
   readonly shutdownTimeoutMs: number;
+  /** How long the outcome of a create sent with an Idempotency-Key answers its retries. */
+  readonly idempotencyTtlSeconds: number;
 }
 
 /** DI token and type for the configuration object. */
@@ -174,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     allowSqliteInProduction: vars.ALLOW_SQLITE_IN_PRODUCTION,
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
+    idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
   };
 }
 

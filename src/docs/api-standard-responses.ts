@@ -45,7 +45,7 @@ const RATE_LIMIT_HEADERS: HeadersObject = Object.fromEntries(
   Object.keys(RATE_LIMIT_HEADER_COMPONENTS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
 );
 
-type ErrorStatus = 400 | 401 | 404 | 413 | 415 | 429 | 500;
+type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
 
 const example = (code: ErrorCode, message = MESSAGE_BY_CODE[code]) => errorBody(code, message);
 
@@ -67,6 +67,10 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: unkno
     },
   },
   404: { example: example('not_found'), description: '`not_found`: no pet with that id' },
+  409: {
+    example: example('idempotency_key_in_use'),
+    description: '`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed; retry later',
+  },
   413: {
     example: example('payload_too_large'),
     description: '`payload_too_large`: the body is larger than the configured limit (16 KiB by default)',
@@ -74,6 +78,10 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: unkno
   415: {
     example: example('unsupported_media_type'),
     description: '`unsupported_media_type`: the body is not sent as `application/json`',
+  },
+  422: {
+    example: example('idempotency_key_reused'),
+    description: '`idempotency_key_reused`: the `Idempotency-Key` was already used with a different body',
   },
   429: {
     example: example('rate_limited'),
@@ -96,7 +104,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: unkno
 export interface StandardResponses {
   success: { status: 200 | 201; description: string; type: Type<unknown> | [Type<unknown>]; headers?: HeadersObject };
   /** Error statuses this operation can send besides 400, 401, 429 and 500, which every operation can. */
-  errors?: Array<404 | 413 | 415>;
+  errors?: Array<404 | 409 | 413 | 415 | 422>;
   /** Headers on every response of the operation, errors included. */
   headers?: HeadersObject;
 }

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '../auth/auth.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { PetsService } from './application/pets.service';
 import { PetRepository } from './domain/pet.repository';
 import { PetsController } from './http/pets.controller';
@@ -8,7 +10,7 @@ import { TypeOrmPetRepository } from './infrastructure/typeorm-pet.repository';
 
 /** The deprecation headers of getPet are a Fastify hook, registered by configureApp (see deprecation-headers.hook.ts). */
 @Module({
-  imports: [TypeOrmModule.forFeature([PetOrmEntity])],
+  imports: [TypeOrmModule.forFeature([PetOrmEntity]), AuthModule, IdempotencyModule],
   controllers: [PetsController],
   providers: [PetsService, { provide: PetRepository, useClass: TypeOrmPetRepository }],
 })

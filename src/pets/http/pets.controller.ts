@@ -1,8 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
+import { CallerLookup } from '../../auth/application/caller-lookup';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
+import { callerOf } from '../../http/request-context';
+import { IdempotencyService } from '../../idempotency/application/idempotency.service';
 import { requestOrigin } from '../../http/request-origin';
 import { ParseIdPipe } from '../../http/validation';
 import { OpsMetrics } from '../../ops/metrics';
@@ -13,6 +16,14 @@ import { ListPetsQueryDto } from './dto/list-pets.query.dto';
 import { ID_SCHEMA, PetResponseDto } from './dto/pet.response.dto';
 import { DEPRECATION_RESPONSE_HEADERS, GET_PET_SUNSET } from './deprecation-headers.hook';
 import { decodeCursor, encodeCursor } from './pet-cursor';
+
+const IDEMPOTENCY_KEY = 'Idempotency-Key';
+const REPLAYED_HEADERS = {
+  'Idempotent-Replayed': {
+    description: 'Present, `true`, when this is the stored answer to an earlier request with the same `Idempotency-Key` and body',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
 
 const NEXT_PAGE_HEADERS = {
   Link: {
@@ -29,6 +40,8 @@ export class PetsController {
     private readonly pets: PetsService,
     private readonly config: AppConfig,
     private readonly metrics: OpsMetrics,
+    private readonly idempotency: IdempotencyService,
+    private readonly callers: CallerLookup,
   ) {}
 
   @Get()
@@ -57,16 +70,36 @@ export class PetsController {
   @ApiOperation({
     operationId: 'createPet',
     summary: 'Add a pet',
-    description: 'The body is a JSON object sent as `application/json`; unknown fields are refused. `status` defaults to `available`.',
+    description:
+      'The body is a JSON object sent as `application/json`; unknown fields are refused. `status` defaults to `available`. ' +
+      'With an `Idempotency-Key`, a retry with the same key and body within `IDEMPOTENCY_TTL_SECONDS` gets the first answer again instead of a second pet.',
+  })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY,
+    required: false,
+    description: 'Makes the create safe to retry; scoped to the API key. 1 to 255 printable ASCII characters, e.g. a UUID.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
   })
   @ApiStandardResponses({
-    success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto },
-    errors: [413, 415],
+    success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto, headers: REPLAYED_HEADERS },
+    errors: [409, 413, 415, 422],
   })
-  async createPet(@Body() body: CreatePetDto): Promise<Pet> {
-    const pet = await this.pets.create(body);
-    this.metrics.countPetCreated();
-    return pet;
+  async createPet(
+    @Body() body: CreatePetDto,
+    @Headers(IDEMPOTENCY_KEY.toLowerCase()) idempotencyKey: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Pet> {
+    // The auth guard let the request in, so it has a caller; its key scopes the Idempotency-Key.
+    const caller = (await callerOf(request, this.callers))!;
+    const outcome = await this.idempotency.perform({ apiKeyId: caller.keyId, key: idempotencyKey, payload: request.body }, async () => {
+      const pet = await this.pets.create(body);
+      this.metrics.countPetCreated();
+      return { status: 201, body: pet };
+    });
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    reply.status(outcome.status);
+    return outcome.body;
   }
 
   /** Deprecated: its headers come from an onRequest hook (deprecation-headers.hook.ts), so errors carry them too. */

@@ -1,0 +1,174 @@
+import { DataSource } from 'typeorm';
+import { Clock } from '../src/config/clock';
+import { IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
+import { fingerprintOf } from '../src/idempotency/domain/idempotency-key';
+import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
+import { describeOnStore } from './support/describe-store';
+import { FakeClock } from './support/fake-clock';
+import { createTestApp, TestApp } from './support/test-app';
+
+interface PetBody {
+  id: number;
+  name: string;
+  categoryId: number;
+  status: string;
+}
+
+const DAY_MS = 86_400_000;
+
+describeOnStore('Idempotency-Key on POST /v1/pets', () => {
+  let testApp: TestApp;
+  let api: ApiClient;
+  let keyId: number;
+  const clock = new FakeClock(Date.UTC(2030, 0, 1));
+  let sequence = 0;
+  const freshKey = () => `key-${++sequence}-${Date.now()}`;
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ overrides: [{ provide: Clock, useValue: clock }] });
+    const key = await testApp.createKey({ plan: 'enterprise', name: 'idempotency', perMinute: 1_000_000, perDay: 1_000_000_000 });
+    keyId = key.id;
+    api = testApp.anonymous.withHeaders({ authorization: `Bearer ${key.secret}` });
+  });
+  afterAll(() => testApp?.close());
+
+  const database = () => testApp.app.get(DataSource);
+  const countRows = async (table: 'pets' | 'idempotency_records'): Promise<number> =>
+    Number((await database().query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
+  const create = (body: unknown, key?: string, client = api): Promise<ApiResponse<PetBody>> =>
+    client.post<PetBody>('/v1/pets', body, key === undefined ? {} : { 'idempotency-key': key });
+
+  it('answers a retry with the first outcome, unchanged, marked as replayed, and stores nothing new', async () => {
+    const key = freshKey();
+    const first = await create({ name: 'Rex', categoryId: 3 }, key);
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const pets = await countRows('pets');
+    // The same JSON value with its fields in another order is the same body.
+    const retry = await create({ categoryId: 3, name: 'Rex' }, key);
+    expect({ status: retry.status, body: retry.body, replayed: retry.headers['idempotent-replayed'] }).toEqual({
+      status: 201,
+      body: first.body,
+      replayed: 'true',
+    });
+    expect(String(retry.headers['content-type'])).toMatch(/^application\/json/);
+    expect(await countRows('pets')).toBe(pets);
+  });
+
+  it('stores one pet for identical requests sent at once', async () => {
+    const key = freshKey();
+    const pets = await countRows('pets');
+    const responses = await Promise.all(Array.from({ length: 20 }, () => create({ name: 'Rex', categoryId: 3 }, key)));
+    const created = responses.filter((response) => response.status === 201);
+    expect(responses.filter((response) => response.status !== 201).map((response) => response.body)).toEqual(
+      Array(20 - created.length).fill(expect.objectContaining({ code: 'idempotency_key_in_use' })),
+    );
+    expect(new Set(created.map((response) => response.body.id)).size).toBe(1);
+    expect(await countRows('pets')).toBe(pets + 1);
+  });
+
+  it('creates as before without the header: every request stores a pet', async () => {
+    const pets = await countRows('pets');
+    const [a, b] = [await create({ name: 'Tom', categoryId: 4 }), await create({ name: 'Tom', categoryId: 4 })];
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body.id).not.toBe(b.body.id);
+    expect(a.headers['idempotent-replayed']).toBeUndefined();
+    expect(await countRows('pets')).toBe(pets + 2);
+  });
+
+  it('keeps the keys of two callers apart', async () => {
+    const other = testApp.client;
+    const key = freshKey();
+    const mine = await create({ name: 'Kit', categoryId: 1 }, key);
+    const theirs = await create({ name: 'Kit', categoryId: 1 }, key, other);
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('refuses the same key with a different body: 422 idempotency_key_reused', async () => {
+    const key = freshKey();
+    expect((await create({ name: 'Rex', categoryId: 3 }, key)).status).toBe(201);
+    const pets = await countRows('pets');
+    const reused = await create({ name: 'Rex', categoryId: 4 }, key);
+    expectErrorBody(reused, 422, 'idempotency_key_reused');
+    expect(reused.headers['x-ratelimit-limit']).toBeDefined();
+    expect(await countRows('pets')).toBe(pets);
+  });
+
+  it('refuses the same key while the first request is still in progress: 409 idempotency_key_in_use', async () => {
+    const key = freshKey();
+    const body = { name: 'Rex', categoryId: 3 };
+    await testApp.app.get(IdempotencyRecordStore).claim({ apiKeyId: keyId, key }, fingerprintOf(body), clock.now() + 60_000);
+    const pets = await countRows('pets');
+    expectErrorBody(await create(body, key), 409, 'idempotency_key_in_use');
+    expect(await countRows('pets')).toBe(pets);
+  });
+
+  it('takes over a claim whose request never finished once its lease has passed', async () => {
+    const key = freshKey();
+    const body = { name: 'Rex', categoryId: 3 };
+    await testApp.app.get(IdempotencyRecordStore).claim({ apiKeyId: keyId, key }, fingerprintOf(body), clock.now() - 1);
+    expect((await create(body, key)).status).toBe(201);
+    expect((await create(body, key)).headers['idempotent-replayed']).toBe('true');
+  });
+
+  it.each([
+    ['an empty key', ''],
+    ['a key of 256 characters', 'k'.repeat(256)],
+    ['a key with a control character', 'a\tb'],
+  ])('refuses %s: 400 naming the header', async (_case, key) => {
+    const response = await create({ name: 'Rex', categoryId: 3 }, key);
+    expectErrorBody(response, 400, 'validation_failed');
+    expect((response.body as unknown as { message: string }).message).toMatch(/^Idempotency-Key /);
+  });
+
+  it('accepts a key of 255 printable characters', async () => {
+    const key = `${freshKey()} ~!`.padEnd(255, 'x');
+    expect((await create({ name: 'Rex', categoryId: 3 }, key)).status).toBe(201);
+  });
+
+  it('stores no outcome for a request refused before the create (400, 401, 413, 415, 429)', async () => {
+    const key = freshKey();
+    const records = await countRows('idempotency_records');
+    const limited = await testApp.createKey({ plan: 'enterprise', perMinute: 1, perDay: 100 });
+    const limitedClient = testApp.anonymous.withHeaders({ authorization: `Bearer ${limited.secret}` });
+    await limitedClient.get('/v1/pets');
+    const refused: Array<[number, ApiResponse]> = [
+      [400, await create({ name: 'Rex' }, key)],
+      [401, await testApp.anonymous.post('/v1/pets', { name: 'Rex', categoryId: 3 }, { 'idempotency-key': key })],
+      [413, await create({ name: 'Rex', categoryId: 3, pad: 'x'.repeat(17_000) }, key)],
+      [415, await api.post('/v1/pets', 'name=Rex', { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': key })],
+      [429, await create({ name: 'Rex', categoryId: 3 }, key, limitedClient)],
+    ];
+    expect(refused.map(([, response]) => response.status)).toEqual(refused.map(([status]) => status));
+    expect(await countRows('idempotency_records')).toBe(records);
+    // Corrected, the same key goes through.
+    expect((await create({ name: 'Rex', categoryId: 3 }, key)).status).toBe(201);
+  });
+
+  it('counts every request, replayed or not, against the rate limit', async () => {
+    const key = freshKey();
+    const remaining = async () => Number((await create({ name: 'Rex', categoryId: 3 }, key)).headers['x-ratelimit-remaining']);
+    const [first, second, third] = [await remaining(), await remaining(), await remaining()];
+    expect([first - second, second - third]).toEqual([1, 1]);
+  });
+
+  it('forgets an outcome after IDEMPOTENCY_TTL_SECONDS, and removes expired records as later creates run', async () => {
+    const key = freshKey();
+    const first = await create({ name: 'Rex', categoryId: 3 }, key);
+    expect((await create({ name: 'Rex', categoryId: 3 }, key)).headers['idempotent-replayed']).toBe('true');
+    clock.advance(DAY_MS - 1_000);
+    expect((await create({ name: 'Rex', categoryId: 3 }, key)).body.id).toBe(first.body.id);
+    clock.advance(2_000);
+    // Expired: the key is free again, even for another body.
+    const again = await create({ name: 'Max', categoryId: 5 }, key);
+    expect(again.status).toBe(201);
+    expect(again.body.id).not.toBe(first.body.id);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    // Every record made more than a day ago is gone; only the one just made is left.
+    clock.advance(DAY_MS + 60_000);
+    await create({ name: 'Max', categoryId: 5 }, freshKey());
+    expect(await countRows('idempotency_records')).toBe(1);
+  });
+});
