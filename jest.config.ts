@@ -42,6 +42,16 @@ const config: Config = {
       testEnvironment: 'node',
     },
     {
+      // The TypeScript client: its generated types against openapi.json, its retries, and its calls to a listening service.
+      displayName: 'client',
+      rootDir: '.',
+      testMatch: ['<rootDir>/clients/typescript/test/**/*.spec.ts'],
+      transform,
+      transformIgnorePatterns,
+      setupFiles: ['<rootDir>/test/support/store-sqlite.ts'],
+      testEnvironment: 'node',
+    },
+    {
       // The committed API document's lint, and the docs page in a real browser.
       displayName: 'docs',
       rootDir: '.',

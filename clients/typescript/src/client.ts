@@ -1,0 +1,150 @@
+import createClient from 'openapi-fetch';
+import { AnimalStoreError, AnimalStoreNetworkError, ApiKeyBannedError, ErrorBody } from './errors';
+import { DEFAULT_RETRY, fullJitterDelay, RetryEnvironment, RetryOptions, SYSTEM_ENVIRONMENT } from './retry';
+import type { components, operations, paths } from './schema';
+
+export type Pet = components['schemas']['Pet'];
+export type NewPet = components['schemas']['NewPet'];
+export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>;
+
+export interface PetPage {
+  readonly pets: Pet[];
+  /** The query of the next page (from `Link: rel="next"`); absent on the last page. */
+  readonly next?: ListPetsQuery;
+}
+
+export interface AnimalStoreClientOptions {
+  /** The API's base URL, ending in /v1, e.g. https://api.example.com/v1. */
+  baseUrl: string;
+  apiKey: string;
+  retry?: Partial<RetryOptions>;
+  /** Replaces the global fetch (a proxy, a test double). */
+  fetch?: typeof fetch;
+  /** Replaces the clock, the sleep and the randomness of the retries. */
+  environment?: Partial<RetryEnvironment>;
+}
+
+export interface CreatePetOptions {
+  /** Defaults to a new UUID per call; every retry of the call sends the same one. */
+  idempotencyKey?: string;
+}
+
+/** What one attempt yields: the parsed body on success, else the error and the response. */
+interface Attempt<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+const RETRIED_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * The animal-store API with the retries its specification asks of clients:
+ * 429 waits out Retry-After, 502/503/504 and network errors back off with full
+ * jitter, a create is retried under one Idempotency-Key. Every other error is
+ * thrown at once as an AnimalStoreError.
+ */
+export class AnimalStoreClient {
+  private readonly api: ReturnType<typeof createClient<paths>>;
+  private readonly retry: RetryOptions;
+  private readonly environment: RetryEnvironment;
+
+  constructor(options: AnimalStoreClientOptions) {
+    this.api = createClient<paths>({
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      headers: { authorization: `Bearer ${options.apiKey}` },
+      fetch: options.fetch,
+    });
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.environment = { ...SYSTEM_ENVIRONMENT, ...options.environment };
+  }
+
+  /** One page of pets, ordered by id. */
+  async listPets(query: ListPetsQuery = {}): Promise<PetPage> {
+    const { data, response } = await this.send(() => this.api.GET('/pets', { params: { query } }));
+    const next = nextPageQuery(response.headers.get('link'));
+    return next ? { pets: data, next } : { pets: data };
+  }
+
+  /** Every pet, page after page, following `Link: rel="next"` to the last page. */
+  async *allPets(query: Omit<ListPetsQuery, 'cursor'> = {}): AsyncGenerator<Pet, void, undefined> {
+    for (let page: ListPetsQuery | undefined = query; page; ) {
+      const { pets, next } = await this.listPets(page);
+      yield* pets;
+      page = next;
+    }
+  }
+
+  /** Stores a pet once, however many times the call has to be retried. */
+  async createPet(pet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    const { data } = await this.send(() => this.api.POST('/pets', { body: pet, headers: { 'Idempotency-Key': idempotencyKey } }));
+    return data;
+  }
+
+  /**
+   * One pet by id.
+   * @deprecated The service removes `GET /pets/{petId}` on 5 December 2030; use {@link listPets} with a `status` filter.
+   */
+  async getPet(petId: number): Promise<Pet> {
+    const { data } = await this.send(() => this.api.GET('/pets/{petId}', { params: { path: { petId } } }));
+    return data;
+  }
+
+  /** Runs one logical call, retrying within the budget what the specification says may be retried. */
+  private async send<T>(call: () => Promise<Attempt<T>>): Promise<{ data: T; response: Response }> {
+    const started = this.environment.now();
+    for (let attempt = 1; ; attempt++) {
+      let wait: number;
+      let failure: Error;
+      try {
+        const { data, error, response } = await call();
+        if (response.ok) return { data: data as T, response };
+        failure = errorFrom(error, response);
+        wait = this.waitBeforeRetry(failure as AnimalStoreError, attempt);
+      } catch (error) {
+        if (error instanceof AnimalStoreError) throw error;
+        failure = new AnimalStoreNetworkError(error);
+        wait = fullJitterDelay(attempt - 1, this.retry, this.environment.random);
+      }
+      const elapsed = this.environment.now() - started;
+      if (wait < 0 || attempt >= this.retry.maxAttempts || elapsed + wait > this.retry.maxElapsedMs) throw failure;
+      await this.environment.sleep(wait);
+    }
+  }
+
+  /** Milliseconds to wait before the next attempt, or -1 when the error is final. */
+  private waitBeforeRetry(error: AnimalStoreError, attempt: number): number {
+    const retryAfterMs = (error.retryAfterSeconds ?? 0) * 1000;
+    if (error instanceof ApiKeyBannedError) throw error;
+    if (error.status === 429) return retryAfterMs;
+    if (RETRIED_STATUSES.has(error.status) || error.code === 'idempotency_key_in_use') {
+      return Math.max(retryAfterMs, fullJitterDelay(attempt - 1, this.retry, this.environment.random));
+    }
+    return -1;
+  }
+}
+
+function errorFrom(body: unknown, response: Response): AnimalStoreError {
+  const errorBody = isErrorBody(body)
+    ? body
+    : ({ code: response.status >= 500 ? 'internal_error' : 'bad_request', message: response.statusText || 'No Error body', status: response.status } as ErrorBody);
+  return errorBody.code === 'api_key_banned' ? new ApiKeyBannedError(errorBody, response.headers) : new AnimalStoreError(errorBody, response.headers);
+}
+
+function isErrorBody(body: unknown): body is ErrorBody {
+  return typeof body === 'object' && body !== null && typeof (body as ErrorBody).code === 'string' && typeof (body as ErrorBody).status === 'number';
+}
+
+/** The query of a `Link: <…>; rel="next"` target, or undefined when there is none. */
+export function nextPageQuery(link: string | null): ListPetsQuery | undefined {
+  const target = /<([^>]+)>\s*;\s*rel="next"/.exec(link ?? '')?.[1];
+  if (target === undefined) return undefined;
+  const search = new URL(target).searchParams;
+  const limit = search.get('limit');
+  return {
+    ...(limit === null ? {} : { limit: Number(limit) }),
+    ...(search.get('status') === null ? {} : { status: search.get('status') as Pet['status'] }),
+    ...(search.get('cursor') === null ? {} : { cursor: search.get('cursor')! }),
+  };
+}

@@ -1,0 +1,7 @@
+export { AnimalStoreClient, nextPageQuery } from './client';
+export type { AnimalStoreClientOptions, CreatePetOptions, ListPetsQuery, NewPet, Pet, PetPage } from './client';
+export { AnimalStoreError, AnimalStoreNetworkError, ApiKeyBannedError } from './errors';
+export type { ErrorBody, ErrorCode } from './errors';
+export { DEFAULT_RETRY, fullJitterDelay } from './retry';
+export type { RetryEnvironment, RetryOptions } from './retry';
+export type { components, operations, paths } from './schema';

@@ -1,0 +1,124 @@
+import { createServer, request as forward, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DataSource } from 'typeorm';
+import { Clock } from '../../../src/config/clock';
+import { FakeClock } from '../../../test/support/fake-clock';
+import { createTestApp, TestApp } from '../../../test/support/test-app';
+import { AnimalStoreClient, AnimalStoreError } from '../src';
+
+/**
+ * A proxy in front of the service that forwards every request; the first POST's
+ * answer is read from the service and then dropped by closing the client's
+ * connection, as a timeout or a broken network would.
+ */
+async function startLossyProxy(target: string): Promise<{ url: string; posts: string[]; close(): Promise<void> }> {
+  const posts: string[] = [];
+  const server: Server = createServer((incoming, outgoing) => {
+    const isPost = incoming.method === 'POST';
+    if (isPost) posts.push(String(incoming.headers['idempotency-key']));
+    const cut = isPost && posts.length === 1;
+    const upstream = forward(`${target}${incoming.url}`, { method: incoming.method, headers: incoming.headers }, (answer) => {
+      if (cut) {
+        answer.resume();
+        answer.on('end', () => outgoing.socket?.destroy());
+        return;
+      }
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    incoming.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    posts,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('the TypeScript client against the running service', () => {
+  let testApp: TestApp;
+  let origin: string;
+  const clock = new FakeClock(Date.UTC(2030, 0, 1, 12, 0, 0));
+  const noWait = { sleep: async () => undefined, random: () => 0.5 };
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ overrides: [{ provide: Clock, useValue: clock }] });
+    await testApp.app.listen(0, '127.0.0.1');
+    origin = `http://127.0.0.1:${(testApp.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+  afterAll(() => testApp?.close());
+
+  const countPets = async (): Promise<number> => Number((await testApp.app.get(DataSource).query('SELECT COUNT(*) AS n FROM pets'))[0].n);
+
+  it('retries a create whose answer was lost after the pet was stored, and stores exactly one pet', async () => {
+    const proxy = await startLossyProxy(origin);
+    try {
+      const client = new AnimalStoreClient({ baseUrl: `${proxy.url}/v1`, apiKey: testApp.apiKey, environment: noWait });
+      const before = await countPets();
+      const pet = await client.createPet({ name: 'Rex', categoryId: 3 });
+      expect(pet).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
+      expect(proxy.posts).toHaveLength(2);
+      expect(proxy.posts[1]).toBe(proxy.posts[0]);
+      expect(await countPets()).toBe(before + 1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('waits out a 429 for at least its Retry-After, then succeeds', async () => {
+    const { secret } = await testApp.createKey({ plan: 'enterprise', name: 'limited', perMinute: 1, perDay: 1_000 });
+    const waits: number[] = [];
+    // The client's sleep moves the service's clock, so the wait is real to the service and instant to the spec.
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+      clock.advance(ms);
+    };
+    const client = new AnimalStoreClient({
+      baseUrl: `${origin}/v1`,
+      apiKey: secret,
+      retry: { maxElapsedMs: 120_000 },
+      environment: { sleep, now: () => clock.now(), random: () => 0.5 },
+    });
+    await client.listPets({ limit: 1 });
+    const refused = await fetch(`${origin}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(refused.status).toBe(429);
+    const retryAfterMs = Number(refused.headers.get('retry-after')) * 1000;
+    await expect(client.listPets({ limit: 1 })).resolves.toMatchObject({ pets: expect.any(Array) });
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThanOrEqual(retryAfterMs);
+  });
+
+  it('iterates every pet exactly once across pages', async () => {
+    const client = new AnimalStoreClient({ baseUrl: `${origin}/v1`, apiKey: testApp.apiKey });
+    for (let i = 0; i < 23; i++) await client.createPet({ name: `Pet ${i}`, categoryId: 1 + (i % 3) });
+    const seen: number[] = [];
+    for await (const pet of client.allPets({ limit: 5 })) seen.push(pet.id);
+    const stored: Array<{ id: number }> = await testApp.app.get(DataSource).query('SELECT id FROM pets ORDER BY id');
+    expect(seen).toEqual(stored.map((row) => Number(row.id)));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBeGreaterThan(20);
+  });
+
+  it('follows a filter through its pages', async () => {
+    const client = new AnimalStoreClient({ baseUrl: `${origin}/v1`, apiKey: testApp.apiKey });
+    const sold: number[] = [];
+    for (let i = 0; i < 4; i++) sold.push((await client.createPet({ name: `Sold ${i}`, categoryId: 1, status: 'sold' })).id);
+    const seen: number[] = [];
+    for await (const pet of client.allPets({ limit: 3, status: 'sold' })) seen.push(pet.id);
+    expect(seen).toEqual(sold);
+  });
+
+  it('throws a typed error with the Error body and headers, without retrying a 400', async () => {
+    const client = new AnimalStoreClient({ baseUrl: `${origin}/v1`, apiKey: testApp.apiKey, environment: noWait });
+    const failure = client.createPet({ name: 'Rex', categoryId: 0 });
+    await expect(failure).rejects.toMatchObject({
+      name: 'AnimalStoreError',
+      status: 400,
+      code: 'validation_failed',
+      body: { code: 'validation_failed', status: 400, message: expect.stringContaining('categoryId') },
+    });
+    const error = (await failure.catch((caught: unknown) => caught)) as AnimalStoreError;
+    expect(error.headers.get('x-ratelimit-limit')).toBe('1000000');
+  });
+});
