@@ -12,6 +12,6 @@ describe('the generated types', () => {
       [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), join(ROOT, 'openapi.json'), '--default-non-nullable', 'false'],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
     );
-    expect(generated).toBe(readFileSync(join(PACKAGE, 'src', 'schema.d.ts'), 'utf8'));
+    expect(generated).toBe(readFileSync(join(PACKAGE, 'src', 'schema.ts'), 'utf8'));
   });
 });
