@@ -65,10 +65,10 @@ describe('parseArgs', () => {
     [['--duration', '4', '--slices', '8'], '--slices 8 would cut 4 s into stretches under a second: use at most 4'],
     [['--scale', '--store', 'sqlite'], '--scale runs on MySQL only: drop --store sqlite'],
     [['--scale', '--pets', '1000'], '--pets must be above 1000 for --scale'],
-    [['--profile', 'everything'], '--profile needs one of list-first, list-deep, get, create, got "everything"'],
-    [['--scenarios', 'get,delete'], '--scenarios takes names from list-first,list-deep,get,create, got "delete"'],
-    [['--scenarios'], '--scenarios takes names from list-first,list-deep,get,create, got ""'],
-    [['--profile'], '--profile needs one of list-first, list-deep, get, create, got nothing'],
+    [['--profile', 'everything'], '--profile needs one of list-first, list-deep, get, create, create-idempotent, got "everything"'],
+    [['--scenarios', 'get,delete'], '--scenarios takes names from list-first,list-deep,get,create,create-idempotent, got "delete"'],
+    [['--scenarios'], '--scenarios takes names from list-first,list-deep,get,create,create-idempotent, got ""'],
+    [['--profile'], '--profile needs one of list-first, list-deep, get, create, create-idempotent, got nothing'],
     [['--scale', '--profile', 'get'], '--profile and --scale do not go together'],
   ])('rejects %j with one clear line', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new ArgsError(message));

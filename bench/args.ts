@@ -1,4 +1,4 @@
-import { SCENARIO_NAMES, ScenarioName } from './scenarios';
+import { DEFAULT_SCENARIOS, SCENARIO_NAMES, ScenarioName } from './scenarios';
 
 export type BenchStore = 'sqlite' | 'mysql';
 
@@ -41,7 +41,7 @@ const FLAGS: readonly Flag[] = [
   { name: 'rounds', value: 'N', help: 'rounds, alternating service and baseline; medians are reported (default 3)' },
   { name: 'slices', value: 'N', help: 'stretches each scenario\'s --duration is cut into per server, run alternately with the other server\'s (default 5; 1 runs each server once in turn)' },
   { name: 'port', value: 'N', help: 'port of the service; the baseline uses the next one (default 3200)' },
-  { name: 'scenarios', value: 'A,B', help: `only these scenarios (default all: ${SCENARIO_NAMES.join(',')})` },
+  { name: 'scenarios', value: 'A,B', help: `only these scenarios, of ${SCENARIO_NAMES.join(',')} (default ${DEFAULT_SCENARIOS.join(',')})` },
   { name: 'scale', help: 'scale run on MySQL: first and deep page at 1,000 and at --pets pets' },
   { name: 'profile', value: 'SCENARIO', help: `run the service, then the baseline, under node --cpu-prof for one scenario (${SCENARIO_NAMES.join(', ')}) and print the top self-time frames of each` },
   { name: 'help', help: 'print this help' },
@@ -90,7 +90,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   if (given.has('profile') && !SCENARIO_NAMES.includes(profile as ScenarioName)) {
     throw new ArgsError(`--profile needs one of ${SCENARIO_NAMES.join(', ')}, got ${profile === undefined ? 'nothing' : `"${profile}"`}`);
   }
-  const scenarios = given.has('scenarios') ? (given.get('scenarios') ?? '').split(',') : [...SCENARIO_NAMES];
+  const scenarios = given.has('scenarios') ? (given.get('scenarios') ?? '').split(',') : [...DEFAULT_SCENARIOS];
   const unknown = scenarios.find((name) => !SCENARIO_NAMES.includes(name as ScenarioName));
   if (unknown !== undefined) throw new ArgsError(`--scenarios takes names from ${SCENARIO_NAMES.join(',')}, got "${unknown}"`);
   if (scale && given.has('profile')) throw new ArgsError('--profile and --scale do not go together');

@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Request } from 'autocannon';
 import { encodeCursor } from '../src/pets/http/pet-cursor';
 
-export const SCENARIO_NAMES = ['list-first', 'list-deep', 'get', 'create'] as const;
+export const SCENARIO_NAMES = ['list-first', 'list-deep', 'get', 'create', 'create-idempotent'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+/** What a run without --scenarios measures: the creates with an Idempotency-Key are asked for by name. */
+export const DEFAULT_SCENARIOS: readonly ScenarioName[] = ['list-first', 'list-deep', 'get', 'create'];
 
 export interface Scenario {
   readonly name: ScenarioName;
@@ -40,6 +43,17 @@ export function buildScenarios(pets: number): Record<ScenarioName, Scenario> {
         path: '/v1/pets',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
+      },
+    },
+    'create-idempotent': {
+      name: 'create-idempotent',
+      describe: 'POST /v1/pets as create, each with a new Idempotency-Key',
+      request: {
+        method: 'POST',
+        path: '/v1/pets',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
+        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
       },
     },
   };
