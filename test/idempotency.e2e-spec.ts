@@ -147,6 +147,18 @@ describeOnStore('Idempotency-Key on POST /v1/pets', () => {
     expect((await create({ name: 'Rex', categoryId: 3 }, key)).status).toBe(201);
   });
 
+  it('leaves the key unused when the create fails, so a retry may run it', async () => {
+    const broken = await createTestApp();
+    try {
+      await broken.app.get(DataSource).query('DROP TABLE pets');
+      const failed = await broken.client.post('/v1/pets', { name: 'Rex', categoryId: 3 }, { 'idempotency-key': 'fails' });
+      expectErrorBody(failed, 500, 'internal_error');
+      expect(Number((await broken.app.get(DataSource).query('SELECT COUNT(*) AS n FROM idempotency_records'))[0].n)).toBe(0);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('counts every request, replayed or not, against the rate limit', async () => {
     const key = freshKey();
     const remaining = async () => Number((await create({ name: 'Rex', categoryId: 3 }, key)).headers['x-ratelimit-remaining']);

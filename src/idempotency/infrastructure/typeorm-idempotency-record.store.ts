@@ -1,11 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, LessThanOrEqual, QueryFailedError, Repository } from 'typeorm';
+import { QueryFailedError, Repository } from 'typeorm';
 import { IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
 import { IdempotencyRecordOrmEntity } from './idempotency-record.orm-entity';
 
-const FIND = `SELECT fingerprint, status_code AS statusCode, response_body AS responseBody, expires_at AS expiresAt
-  FROM idempotency_records WHERE api_key_id = ? AND idempotency_key = ?`;
+const BY_SCOPE = 'WHERE api_key_id = ? AND idempotency_key = ?';
+
+/** Fixed statements with bound parameters, for the reason docs/adr/0006 gives: each is prepared once and reused. */
+const SQL = {
+  claim: 'INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, expires_at) VALUES (?, ?, ?, ?)',
+  find: `SELECT fingerprint, status_code AS statusCode, response_body AS responseBody, expires_at AS expiresAt FROM idempotency_records ${BY_SCOPE}`,
+  complete: `UPDATE idempotency_records SET status_code = ?, response_body = ?, expires_at = ? ${BY_SCOPE}`,
+  release: `DELETE FROM idempotency_records ${BY_SCOPE} AND status_code IS NULL`,
+  forgetIfExpired: `DELETE FROM idempotency_records ${BY_SCOPE} AND expires_at <= ?`,
+} as const;
 
 /** Both delete through the expiry index, a bounded batch at a time; SQLite has no DELETE … LIMIT by default. */
 const REMOVE_EXPIRED = {
@@ -29,7 +37,7 @@ export class TypeOrmIdempotencyRecordStore extends IdempotencyRecordStore {
 
   async claim({ apiKeyId, key }: IdempotencyScope, fingerprint: string, expiresAt: number): Promise<boolean> {
     try {
-      await this.records.insert({ apiKeyId, idempotencyKey: key, fingerprint, statusCode: null, responseBody: null, expiresAt });
+      await this.records.query(SQL.claim, [apiKeyId, key, fingerprint, expiresAt]);
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -39,7 +47,7 @@ export class TypeOrmIdempotencyRecordStore extends IdempotencyRecordStore {
 
   async find({ apiKeyId, key }: IdempotencyScope): Promise<IdempotencyRecord | null> {
     const rows: Array<{ fingerprint: string; statusCode: number | null; responseBody: string | null; expiresAt: number | string }> =
-      await this.records.query(FIND, [apiKeyId, key]);
+      await this.records.query(SQL.find, [apiKeyId, key]);
     if (rows.length === 0) return null;
     const [row] = rows;
     const outcome = row.statusCode === null || row.responseBody === null ? undefined : { status: Number(row.statusCode), body: row.responseBody };
@@ -47,15 +55,15 @@ export class TypeOrmIdempotencyRecordStore extends IdempotencyRecordStore {
   }
 
   async complete({ apiKeyId, key }: IdempotencyScope, outcome: StoredOutcome, expiresAt: number): Promise<void> {
-    await this.records.update({ apiKeyId, idempotencyKey: key }, { statusCode: outcome.status, responseBody: outcome.body, expiresAt });
+    await this.records.query(SQL.complete, [outcome.status, outcome.body, expiresAt, apiKeyId, key]);
   }
 
   async release({ apiKeyId, key }: IdempotencyScope): Promise<void> {
-    await this.records.delete({ apiKeyId, idempotencyKey: key, statusCode: IsNull() });
+    await this.records.query(SQL.release, [apiKeyId, key]);
   }
 
   async forgetIfExpired({ apiKeyId, key }: IdempotencyScope, now: number): Promise<void> {
-    await this.records.delete({ apiKeyId, idempotencyKey: key, expiresAt: LessThanOrEqual(now) });
+    await this.records.query(SQL.forgetIfExpired, [apiKeyId, key, now]);
   }
 
   async removeExpired(now: number, limit: number): Promise<void> {
