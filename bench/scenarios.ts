@@ -17,6 +17,13 @@ export interface Scenario {
 const DEEP_OFFSET = 100;
 
 /** The requests each scenario sends, against a table seeded with pets 1..pets. */
+const CREATE_REQUEST = {
+  method: 'POST',
+  path: '/v1/pets',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
+} as const;
+
 export function buildScenarios(pets: number): Record<ScenarioName, Scenario> {
   const deepCursor = encodeCursor(pets - DEEP_OFFSET);
   return {
@@ -38,21 +45,13 @@ export function buildScenarios(pets: number): Record<ScenarioName, Scenario> {
     create: {
       name: 'create',
       describe: 'POST /v1/pets {"name":"Bench","categoryId":7,"status":"pending"}',
-      request: {
-        method: 'POST',
-        path: '/v1/pets',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
-      },
+      request: CREATE_REQUEST,
     },
     'create-idempotent': {
       name: 'create-idempotent',
       describe: 'POST /v1/pets as create, each with a new Idempotency-Key',
       request: {
-        method: 'POST',
-        path: '/v1/pets',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
+        ...CREATE_REQUEST,
         setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
       },
     },
