@@ -88,6 +88,8 @@ describeOnStore('keys command line', () => {
     expect(rest).toEqual({});
     expect(created.stdout).toBe(`${JSON.stringify({ id, key })}\n`);
     expect(key).toMatch(/^ask_test_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}$/);
+    // A batch an earlier spec started would otherwise write this use before the list below runs.
+    await testApp.app.get(KeyUsageRecorder).flush();
     expect((await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${key}` })).status).toBe(200);
 
     const listed = await keysCommand(testApp.database.url, 'list', '--json');
@@ -98,6 +100,7 @@ describeOnStore('keys command line', () => {
     expect(list.find((entry) => entry.id === id)).toEqual({
       id,
       name: 'json',
+      account: `key-${id}`,
       plan: 'pro',
       perMinute: 300,
       perDay: 10000,
@@ -140,9 +143,9 @@ describeOnStore('keys command line', () => {
   it('list prints a table of every key without any secret or hash', async () => {
     const { id, secret } = await testApp.createKey({ plan: 'business', name: 'listed' });
     await cli('list');
-    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED']);
+    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED', 'ACCOUNT']);
     const row = lines.find((line) => line.startsWith(`${id} `));
-    expect(row?.split(/\s{2,}/)).toEqual([String(id), 'listed', 'business', '1000', '100000', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), '-', '-', 'never']);
+    expect(row?.split(/\s{2,}/)).toEqual([String(id), 'listed', 'business', '1000', '100000', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), '-', '-', 'never', `key-${id}`]);
     await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` });
     await testApp.app.get(KeyUsageRecorder).flush();
     await cli('list');
@@ -173,6 +176,56 @@ describeOnStore('keys command line', () => {
     const { id } = await testApp.createKey({ plan: 'free' });
     await cli('set-plan', String(id), '--plan', 'enterprise', '--per-minute', '3', '--per-day', '30');
     expect(lines).toEqual([`API key ${id} is now plan enterprise, 3/minute, 30/day; the change applies within 4 seconds.`]);
+  });
+
+  it('create --account makes the account, or joins it on its very plan; another plan is one line and exit 1', async () => {
+    const first = await keysCommand(testApp.database.url, 'create', '--plan', 'enterprise', '--per-minute', '50', '--per-day', '500', '--account', 'acme');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Created API key \d+: plan enterprise, 50\/minute, 500\/day, account "acme"\.$/m);
+    const joined = await keysCommand(testApp.database.url, 'create', '--plan', 'enterprise', '--per-minute', '50', '--per-day', '500', '--account', 'acme', '--json');
+    expect(joined.code).toBe(0);
+    const { id } = JSON.parse(joined.stdout) as { id: number };
+
+    const otherPlan = await keysCommand(testApp.database.url, 'create', '--plan', 'pro', '--account', 'acme');
+    expect(otherPlan).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'keys: account "acme" is on plan enterprise (50/minute, 500/day), not plan pro; use set-plan to change it\n',
+    });
+    const otherNumbers = await keysCommand(testApp.database.url, 'create', '--plan', 'enterprise', '--per-minute', '60', '--per-day', '500', '--account', 'acme');
+    expect(otherNumbers.code).toBe(1);
+    expect(otherNumbers.stderr.trim().split('\n')).toEqual([
+      'keys: account "acme" is on plan enterprise (50/minute, 500/day), not plan enterprise (60/minute, 500/day); use set-plan to change it',
+    ]);
+    const reserved = await keysCommand(testApp.database.url, 'create', '--plan', 'free', '--account', 'key-999999');
+    expect(reserved.code).toBe(1);
+    expect(reserved.stderr.trim().split('\n')).toEqual(['keys: account names like "key-999999" are kept for keys\' own accounts']);
+
+    const listed = await keysCommand(testApp.database.url, 'list', '--json');
+    const members = (JSON.parse(listed.stdout) as Array<Record<string, unknown>>).filter((entry) => entry.account === 'acme');
+    expect(members).toHaveLength(2);
+    expect(members.map((entry) => [entry.plan, entry.perMinute, entry.perDay])).toEqual([
+      ['enterprise', 50, 500],
+      ['enterprise', 50, 500],
+    ]);
+    const table = await keysCommand(testApp.database.url, 'list');
+    expect(table.stdout.split('\n').find((line) => line.startsWith(`${id} `))?.split(/\s{2,}/).at(-1)).toBe('acme');
+  });
+
+  it('set-plan changes the plan of the whole account: every key of it, no key of another', async () => {
+    const a = await testApp.createKey({ plan: 'free', account: 'shared-plan' });
+    const b = await testApp.createKey({ plan: 'free', account: 'shared-plan' });
+    const other = await testApp.createKey({ plan: 'free' });
+    const result = await keysCommand(testApp.database.url, 'set-plan', String(a.id), '--plan', 'business');
+    expect(result).toEqual({
+      code: 0,
+      stdout: `API key ${a.id} is now plan business, 1000/minute, 100000/day, account "shared-plan"; the change applies within 4 seconds to every key of the account.\n`,
+      stderr: '',
+    });
+    await cli('list', '--json');
+    const byId = new Map((JSON.parse(lines[0]) as Array<{ id: number; plan: string; account: string }>).map((entry) => [entry.id, entry]));
+    expect([a.id, b.id, other.id].map((id) => byId.get(id)?.plan)).toEqual(['business', 'business', 'free']);
+    expect(byId.get(other.id)?.account).toBe(`key-${other.id}`);
   });
 
   it.each([

@@ -6,6 +6,7 @@ import { CallerLookup } from './application/caller-lookup';
 import { KeyUsageRecorder } from './application/key-usage-recorder';
 import { ApiKeyRepository } from './domain/api-key.repository';
 import { BearerAuthGuard } from './http/bearer-auth.guard';
+import { AccountOrmEntity } from './infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from './infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.repository';
 
@@ -15,7 +16,7 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
  * AppModule orders the global guards (rate limits first).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKeyOrmEntity])],
+  imports: [TypeOrmModule.forFeature([AccountOrmEntity, ApiKeyOrmEntity])],
   providers: [
     ApiKeysService,
     ApiKeyAuthenticator,

@@ -5,6 +5,8 @@ import { CreateApiKeys1763683300000 as MysqlCreateApiKeys } from './migrations/m
 import { ApiKeyLifecycle1763683350000 as MysqlApiKeyLifecycle } from './migrations/mysql/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
 import { CreateIdempotencyRecords1763769600000 as MysqlCreateIdempotencyRecords } from './migrations/mysql/1763769600000-CreateIdempotencyRecords';
+import { CreateAccounts1763856000000 as MysqlCreateAccounts } from './migrations/mysql/1763856000000-CreateAccounts';
+import { CreateAccounts1763856000000 as SqliteCreateAccounts } from './migrations/sqlite/1763856000000-CreateAccounts';
 import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/sqlite/1763683300000-CreateApiKeys';
 import { ApiKeyLifecycle1763683350000 as SqliteApiKeyLifecycle } from './migrations/sqlite/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
@@ -12,8 +14,8 @@ import { CreateIdempotencyRecords1763769600000 as SqliteCreateIdempotencyRecords
 
 // Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
 const MIGRATIONS = {
-  sqlite: [SqliteCreatePets, SqliteCreateApiKeys, SqliteApiKeyLifecycle, SqliteCreateIdempotencyRecords],
-  mysql: [MysqlCreatePets, MysqlCreateApiKeys, MysqlApiKeyLifecycle, MysqlCreateIdempotencyRecords],
+  sqlite: [SqliteCreatePets, SqliteCreateApiKeys, SqliteApiKeyLifecycle, SqliteCreateIdempotencyRecords, SqliteCreateAccounts],
+  mysql: [MysqlCreatePets, MysqlCreateApiKeys, MysqlApiKeyLifecycle, MysqlCreateIdempotencyRecords, MysqlCreateAccounts],
 };
 
 export type DatabaseKind = 'sqlite' | 'mysql';

@@ -57,6 +57,37 @@ describe('ApiKeysService', () => {
     expect(service.limitsOf(free.key)).toEqual({ perMinute: 5, perDay: 8 });
   });
 
+  it('gives a key without an account one of its own, and puts keys with --account in one account on its very plan', async () => {
+    const { service } = make();
+    const { key: alone } = await service.create({ plan: 'free' });
+    expect(alone.account).toEqual({ id: expect.any(Number), name: `key-${alone.id}` });
+    const { key: first } = await service.create({ plan: 'enterprise', perMinute: 5, perDay: 50, account: ' acme ' });
+    const { key: second } = await service.create({ plan: 'enterprise', perMinute: 5, perDay: 50, account: 'acme' });
+    expect(second.account).toEqual({ id: first.account.id, name: 'acme' });
+    expect(first.account.id).not.toBe(alone.account.id);
+    await expect(service.create({ plan: 'pro', account: 'acme' })).rejects.toThrow(
+      'account "acme" is on plan enterprise (5/minute, 50/day), not plan pro; use set-plan to change it',
+    );
+    await expect(service.create({ plan: 'enterprise', perMinute: 5, perDay: 51, account: 'acme' })).rejects.toThrow(InvalidApiKeyRequestError);
+    await expect(service.create({ plan: 'free', account: 'key-77' })).rejects.toThrow(InvalidApiKeyRequestError);
+    await expect(service.create({ plan: 'free', account: '  ' })).rejects.toThrow(InvalidApiKeyRequestError);
+    await expect(service.create({ plan: 'free', account: alone.account.name })).resolves.toMatchObject({ key: { account: alone.account } });
+  });
+
+  it('changes the plan of the key\'s account, so of all its keys and of no other', async () => {
+    const { service } = make();
+    const { key: first } = await service.create({ plan: 'free', account: 'team' });
+    const { key: second } = await service.create({ plan: 'free', account: 'team' });
+    const { key: other } = await service.create({ plan: 'free' });
+    await service.setPlan(second.id, { plan: 'pro' });
+    const plans = (await service.list()).map((key) => [key.id, key.plan]);
+    expect(plans).toEqual([
+      [first.id, 'pro'],
+      [second.id, 'pro'],
+      [other.id, 'free'],
+    ]);
+  });
+
   it('moves a key to another plan, and revokes it', async () => {
     const { repository, service } = make();
     const { key } = await service.create({ plan: 'free' });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
+import { checkAccountName, checkJoinsOnSamePlan } from '../domain/account';
 import { ApiKey, checkPlanLimits, MAX_KEY_NAME_LENGTH } from '../domain/api-key';
 import { ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeyRepository } from '../domain/api-key.repository';
@@ -11,6 +12,8 @@ import { planTable, PlanTable } from './plan-table';
 export interface CreateApiKeyInput {
   plan: string;
   name?: string;
+  /** The account to create the key in, or join; absent: an account of the key's own. */
+  account?: string;
   perMinute?: number;
   perDay?: number;
   /** How long the key works, from now; absent: until revoked. */
@@ -43,10 +46,11 @@ export class ApiKeysService {
     if ([...name].length > MAX_KEY_NAME_LENGTH) {
       throw new InvalidApiKeyRequestError(`--name must have at most ${MAX_KEY_NAME_LENGTH} characters`);
     }
+    const account = input.account === undefined ? undefined : await this.accountToJoin(input.account, plan, customLimits);
     const secret = this.newSecret();
     const now = this.clock.now();
     const expiresAt = input.expiresInMs === undefined ? null : new Date(now + input.expiresInMs);
-    const key = await this.keys.create({ name, plan, customLimits, keyHash: hashApiKeySecret(secret), createdAt: new Date(now), expiresAt });
+    const key = await this.keys.create({ name, account, plan, customLimits, keyHash: hashApiKeySecret(secret), createdAt: new Date(now), expiresAt });
     return { key, secret };
   }
 
@@ -75,11 +79,12 @@ export class ApiKeysService {
     return { ...key, revokedAt };
   }
 
-  async setPlan(id: number, input: Omit<CreateApiKeyInput, 'name' | 'expiresInMs'>): Promise<ApiKey> {
+  /** Changes the plan of the key's account: every key of the account gets it. */
+  async setPlan(id: number, input: Omit<CreateApiKeyInput, 'name' | 'account' | 'expiresInMs'>): Promise<ApiKey> {
     const key = await this.require(id);
     const plan = parsePlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);
-    await this.keys.update(id, { plan, customLimits });
+    await this.keys.updateAccount(key.account.id, { plan, customLimits });
     return { ...key, plan, customLimits };
   }
 
@@ -100,6 +105,13 @@ export class ApiKeysService {
   async provisionDevelopmentKey(): Promise<CreatedApiKey | null> {
     if (this.config.appEnv !== 'development' || (await this.keys.count()) > 0) return null;
     return this.create({ plan: 'pro', name: 'development' });
+  }
+
+  /** The checked name of the account a new key goes in; joining one needs its very plan. */
+  private async accountToJoin(name: string, plan: Plan, customLimits: PlanLimits | null): Promise<string> {
+    const existing = await this.keys.findAccount(name.trim());
+    if (existing) checkJoinsOnSamePlan(existing, plan, customLimits);
+    return checkAccountName(name, existing);
   }
 
   private newSecret(): string {

@@ -32,7 +32,7 @@ export class CallerLookup {
     const key = token === undefined ? null : await this.authenticator.authenticate(token);
     if (!key) return null;
     this.usage.record(key.id);
-    return { keyId: key.id, limits: this.keys.limitsOf(key) };
+    return { keyId: key.id, accountId: key.account.id, limits: this.keys.limitsOf(key) };
   }
 
   /** What a request without a valid key may use: the Free plan's limits. */

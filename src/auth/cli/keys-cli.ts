@@ -1,15 +1,18 @@
 import { parseArgs } from 'node:util';
 import { ApiKeysService } from '../application/api-keys.service';
+import { ownAccountName } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
 import { parseDuration } from '../domain/duration';
 import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
 
 export const USAGE = `Usage: npm run keys -- <command>
-  create --plan <free|pro|business|enterprise> [--name LABEL] [--per-minute N --per-day N] [--expires-in DURATION]
+  create --plan <free|pro|business|enterprise> [--name LABEL] [--account NAME] [--per-minute N --per-day N] [--expires-in DURATION]
   list [--json]
   roll <id> [--grace DURATION] [--json]   new secret; the old one works for the grace (default 24h, 0s: ends now)
   revoke <id>
-  set-plan <id> --plan <plan> [--per-minute N --per-day N]
+  set-plan <id> --plan <plan> [--per-minute N --per-day N]   changes the plan of the key's account
+An account's keys share its plan and one quota: --account creates the account or joins it
+(with its very plan); without it a key gets an account of its own.
 --per-minute and --per-day are for enterprise keys, which need both.
 With --json, list prints one JSON array; create and roll print one object with id and key.
 A DURATION is a whole number with s, m, h or d: 30s, 15m, 12h, 90d.`;
@@ -52,6 +55,7 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
       options: {
         plan: { type: 'string' },
         name: { type: 'string' },
+        account: { type: 'string' },
         'per-minute': { type: 'string' },
         'per-day': { type: 'string' },
         'expires-in': { type: 'string' },
@@ -74,7 +78,7 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
       expectArguments(0);
       if (!values.plan) throw new UsageError('create needs --plan');
       const expiresInMs = toDuration('expires-in', values['expires-in']);
-      const { key, secret } = await keys.create({ plan: values.plan, name: values.name, ...limits, expiresInMs });
+      const { key, secret } = await keys.create({ plan: values.plan, name: values.name, account: values.account, ...limits, expiresInMs });
       if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
       out.line(`Created API key ${key.id}: ${describeKey(key, keys)}.`);
       return showSecretOnce(secret, out);
@@ -109,7 +113,8 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
       const id = toId(rest[0]);
       if (!values.plan) throw new UsageError('set-plan needs --plan');
       const key = await keys.setPlan(id, { plan: values.plan, ...limits });
-      out.line(`API key ${key.id} is now ${describeKey(key, keys)}; the change applies within ${KEY_CACHE_TTL_MS / 1000} seconds.`);
+      const everyKey = hasSharedAccount(key) ? ' to every key of the account' : '';
+      out.line(`API key ${key.id} is now ${describeKey(key, keys)}; the change applies within ${KEY_CACHE_TTL_MS / 1000} seconds${everyKey}.`);
       return;
     }
     default:
@@ -126,7 +131,13 @@ function describeKey(key: ApiKey, keys: ApiKeysService): string {
   const { perMinute, perDay } = keys.limitsOf(key);
   const name = key.name ? `, name "${key.name}"` : '';
   const expiry = key.expiresAt ? `, expires ${iso(key.expiresAt)}` : '';
-  return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${expiry}`;
+  const account = hasSharedAccount(key) ? `, account "${key.account.name}"` : '';
+  return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${account}${expiry}`;
+}
+
+/** A key made with --account; the others have an account of their own, which the human output does not mention. */
+function hasSharedAccount(key: ApiKey): boolean {
+  return key.account.name !== ownAccountName(key.id);
 }
 
 /** The machine-readable form of `list`: every field a script needs, dates in ISO 8601 or null. */
@@ -135,6 +146,7 @@ function toJson(key: ApiKey, keys: ApiKeysService) {
   return {
     id: key.id,
     name: key.name,
+    account: key.account.name,
     plan: key.plan,
     ...keys.limitsOf(key),
     createdAt: key.createdAt.toISOString(),
@@ -147,12 +159,12 @@ function toJson(key: ApiKey, keys: ApiKeysService) {
 function formatTable(list: ApiKey[], keys: ApiKeysService): string[] {
   if (!list.length) return ['No API keys.'];
   const rows = [
-    ['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED'],
+    ['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED', 'ACCOUNT'],
     ...list.map((key) => {
       const { perMinute, perDay } = keys.limitsOf(key);
       const cells = [String(key.id), key.name || '-', key.plan, String(perMinute), String(perDay)];
       const lastUsed = key.lastUsedAt ? `${key.lastUsedAt.toISOString().slice(0, 16)}Z` : 'never';
-      return [...cells, iso(key.createdAt), orDash(key.expiresAt), orDash(key.revokedAt), lastUsed];
+      return [...cells, iso(key.createdAt), orDash(key.expiresAt), orDash(key.revokedAt), lastUsed, key.account.name];
     }),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => [...row[column]].length)));

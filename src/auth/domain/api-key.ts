@@ -5,8 +5,11 @@ import { InvalidApiKeyRequestError } from './api-key.errors';
 export interface ApiKey {
   readonly id: number;
   readonly name: string;
+  /** The account the key belongs to, which holds the plan all its keys share. */
+  readonly account: { readonly id: number; readonly name: string };
+  /** The account's plan. */
   readonly plan: Plan;
-  /** Limits agreed for this key alone (enterprise); otherwise the plan's apply. */
+  /** The account's agreed limits (enterprise); otherwise the plan's apply. */
   readonly customLimits: PlanLimits | null;
   readonly createdAt: Date;
   readonly revokedAt: Date | null;

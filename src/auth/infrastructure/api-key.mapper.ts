@@ -1,15 +1,21 @@
+import { Account } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
 import { NewApiKey } from '../domain/api-key.repository';
+import { AccountOrmEntity } from './account.orm-entity';
 import { ApiKeyOrmEntity } from './api-key.orm-entity';
 
+/** A key row as read: with its account joined, which holds the plan. */
+export type ApiKeyWithAccountRow = ApiKeyOrmEntity & { account: AccountOrmEntity };
+
 export const ApiKeyMapper = {
-  toDomain(row: ApiKeyOrmEntity): ApiKey {
+  toDomain(row: ApiKeyWithAccountRow): ApiKey {
+    const { id, name, plan, customLimits } = ApiKeyMapper.accountToDomain(row.account);
     return {
       id: Number(row.id),
       name: row.name,
-      plan: row.plan,
-      customLimits:
-        row.perMinute === null || row.perDay === null ? null : { perMinute: Number(row.perMinute), perDay: Number(row.perDay) },
+      account: { id, name },
+      plan,
+      customLimits,
       createdAt: new Date(row.createdAt),
       revokedAt: row.revokedAt ? new Date(row.revokedAt) : null,
       expiresAt: row.expiresAt ? new Date(row.expiresAt) : null,
@@ -17,13 +23,21 @@ export const ApiKeyMapper = {
     };
   },
 
-  toPersistence(key: NewApiKey): Omit<ApiKeyOrmEntity, 'id'> {
+  accountToDomain(row: AccountOrmEntity): Account {
+    return {
+      id: Number(row.id),
+      name: row.name,
+      plan: row.plan,
+      customLimits:
+        row.perMinute === null || row.perDay === null ? null : { perMinute: Number(row.perMinute), perDay: Number(row.perDay) },
+    };
+  },
+
+  toPersistence(key: NewApiKey, accountId: number): Omit<ApiKeyOrmEntity, 'id'> {
     return {
       name: key.name,
       keyHash: key.keyHash,
-      plan: key.plan,
-      perMinute: key.customLimits?.perMinute ?? null,
-      perDay: key.customLimits?.perDay ?? null,
+      accountId,
       createdAt: key.createdAt,
       revokedAt: null,
       expiresAt: key.expiresAt,

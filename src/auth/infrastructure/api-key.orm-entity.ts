@@ -1,5 +1,5 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { Plan } from '../domain/plan';
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { AccountOrmEntity } from './account.orm-entity';
 
 /** The `api_keys` table. Its schema is owned by the migrations, not by this class. */
 @Entity({ name: 'api_keys' })
@@ -13,14 +13,12 @@ export class ApiKeyOrmEntity {
   @Column({ name: 'key_hash', type: 'varchar', length: 64 })
   keyHash: string;
 
-  @Column({ type: 'varchar', length: 16 })
-  plan: Plan;
+  @Column({ name: 'account_id', type: 'int' })
+  accountId: number;
 
-  @Column({ name: 'per_minute', type: 'int', nullable: true })
-  perMinute: number | null;
-
-  @Column({ name: 'per_day', type: 'int', nullable: true })
-  perDay: number | null;
+  @ManyToOne(() => AccountOrmEntity)
+  @JoinColumn({ name: 'account_id' })
+  account?: AccountOrmEntity;
 
   @Column({ name: 'created_at', type: 'datetime' })
   createdAt: Date;

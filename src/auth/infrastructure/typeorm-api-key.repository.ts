@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { Account, ownAccountName } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
 import { ApiKeyRepository, NewApiKey, StoredApiKey } from '../domain/api-key.repository';
-import { ApiKeyMapper } from './api-key.mapper';
+import { AccountOrmEntity } from './account.orm-entity';
+import { ApiKeyMapper, ApiKeyWithAccountRow } from './api-key.mapper';
 import { ApiKeyOrmEntity } from './api-key.orm-entity';
+
+/** Every read of a key joins its account, which holds the plan. */
+const WITH_ACCOUNT = { account: true } as const;
 
 @Injectable()
 export class TypeOrmApiKeyRepository extends ApiKeyRepository {
@@ -12,14 +17,41 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     super();
   }
 
-  async create(key: NewApiKey): Promise<ApiKey> {
-    const row = ApiKeyMapper.toPersistence(key);
-    const result = await this.rows.insert(row);
-    return ApiKeyMapper.toDomain({ ...row, id: Number(result.identifiers[0].id) });
+  /** In one transaction: the account found or made, the key, and a key's own account named after the key. */
+  create(key: NewApiKey): Promise<ApiKey> {
+    return this.rows.manager.transaction(async (manager) => {
+      const accounts = manager.getRepository(AccountOrmEntity);
+      let account = key.account === undefined ? null : await accounts.findOneBy({ name: key.account });
+      if (!account) {
+        const fresh = {
+          // A key's own account is named after the key, whose id the insert below gives.
+          name: key.account ?? `pending:${key.keyHash}`,
+          plan: key.plan,
+          perMinute: key.customLimits?.perMinute ?? null,
+          perDay: key.customLimits?.perDay ?? null,
+          createdAt: key.createdAt,
+        };
+        const inserted = await accounts.insert({ ...fresh });
+        account = { ...fresh, id: Number(inserted.identifiers[0].id) };
+      }
+      const row = ApiKeyMapper.toPersistence(key, account.id);
+      const result = await manager.getRepository(ApiKeyOrmEntity).insert({ ...row });
+      const id = Number(result.identifiers[0].id);
+      if (key.account === undefined) {
+        account = { ...account, name: ownAccountName(id) };
+        await accounts.update({ id: account.id }, { name: account.name });
+      }
+      return ApiKeyMapper.toDomain({ ...row, id, account });
+    });
+  }
+
+  async findAccount(name: string): Promise<Account | null> {
+    const row = await this.rows.manager.getRepository(AccountOrmEntity).findOneBy({ name });
+    return row ? ApiKeyMapper.accountToDomain(row) : null;
   }
 
   async findByHash(keyHash: string): Promise<StoredApiKey | null> {
-    const row = await this.rows.findOneBy([{ keyHash }, { previousKeyHash: keyHash }]);
+    const row = (await this.rows.findOne({ where: [{ keyHash }, { previousKeyHash: keyHash }], relations: WITH_ACCOUNT })) as ApiKeyWithAccountRow | null;
     if (!row) return null;
     const previousKeyExpiresAt = row.previousKeyExpiresAt ? new Date(row.previousKeyExpiresAt) : null;
     return { key: ApiKeyMapper.toDomain(row), keyHash: row.keyHash, previousKeyHash: row.previousKeyHash, previousKeyExpiresAt };
@@ -37,12 +69,13 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
   }
 
   async findById(id: number): Promise<ApiKey | null> {
-    const row = await this.rows.findOneBy({ id });
+    const row = (await this.rows.findOne({ where: { id }, relations: WITH_ACCOUNT })) as ApiKeyWithAccountRow | null;
     return row ? ApiKeyMapper.toDomain(row) : null;
   }
 
   async list(): Promise<ApiKey[]> {
-    return (await this.rows.find({ order: { id: 'ASC' } })).map(ApiKeyMapper.toDomain);
+    const rows = (await this.rows.find({ order: { id: 'ASC' }, relations: WITH_ACCOUNT })) as ApiKeyWithAccountRow[];
+    return rows.map(ApiKeyMapper.toDomain);
   }
 
   count(): Promise<number> {
@@ -62,10 +95,12 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     });
   }
 
-  async update(id: number, changes: Partial<Pick<ApiKey, 'plan' | 'customLimits' | 'revokedAt'>>): Promise<void> {
-    const { customLimits, ...rest } = changes;
-    const limits =
-      'customLimits' in changes ? { perMinute: customLimits?.perMinute ?? null, perDay: customLimits?.perDay ?? null } : {};
-    await this.rows.update({ id }, { ...rest, ...limits });
+  async update(id: number, changes: Pick<ApiKey, 'revokedAt'>): Promise<void> {
+    await this.rows.update({ id }, changes);
+  }
+
+  async updateAccount(accountId: number, { plan, customLimits }: Pick<Account, 'plan' | 'customLimits'>): Promise<void> {
+    const limits = { perMinute: customLimits?.perMinute ?? null, perDay: customLimits?.perDay ?? null };
+    await this.rows.manager.getRepository(AccountOrmEntity).update({ id: accountId }, { plan, ...limits });
   }
 }
