@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
 import type { BanPolicy, RateLimitDecision, WindowSpec } from '../src/rate-limit/domain/rate-limit-store';
 import type { ClosableRateLimitStore } from '../src/rate-limit/infrastructure/create-rate-limit-store';
 import { MemoryRateLimitStore } from '../src/rate-limit/infrastructure/memory-rate-limit.store';
@@ -153,6 +154,72 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
     expect(after[0].retryAfterSeconds).toBe((DAY - MINUTE) / 1000);
   });
 
+  /** Keys of one account: each sends with its own ban subject against the account's shared windows. */
+  const account = (specs: WindowSpec[], policy: BanPolicy = { banAfterRejections: 2, banMs: 900_000 }) => {
+    const tracker = `account:${randomBytes(6).toString('hex')}`;
+    const a = {
+      now: T0,
+      send: (keyId: number): Promise<RateLimitDecision> => store().consume(tracker, specs, policy, a.now, `key:${keyId}`),
+      sendMany: async (keyId: number, n: number): Promise<RateLimitDecision[]> => {
+        const decisions: RateLimitDecision[] = [];
+        for (let i = 0; i < n; i += 1) decisions.push(await a.send(keyId));
+        return decisions;
+      },
+    };
+    return a;
+  };
+
+  it('counts the keys of one account in one shared quota; another account counts apart', async () => {
+    const acme = account(windows(3, 100));
+    const sent = [...(await acme.sendMany(1, 2)), ...(await acme.sendMany(2, 2))];
+    expect(sent.map((d) => [d.allowed, d.binding.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    await expect(acme.send(1)).resolves.toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 60 });
+    await expect(account(windows(3, 100)).send(1)).resolves.toMatchObject({ allowed: true, binding: { remaining: 2 } });
+  });
+
+  it("bans one key of an account on its own rejections, while its sibling keeps the account's quota", async () => {
+    const acme = account(windows(1, 100), { banAfterRejections: 2, banMs: 900_000 });
+    await acme.send(1);
+    const noisy = await acme.sendMany(1, 3);
+    expect(noisy.map((d) => [d.allowed, d.banned])).toEqual([
+      [false, false],
+      [false, false],
+      [false, true],
+    ]);
+    // The sibling is refused by the full window, not banned: the noisy key's rejections are not its.
+    expect((await acme.sendMany(2, 2)).map((d) => [d.allowed, d.banned])).toEqual([
+      [false, false],
+      [false, false],
+    ]);
+    acme.now = T0 + MINUTE;
+    await expect(acme.send(2)).resolves.toMatchObject({ allowed: true, banned: false });
+    await expect(acme.send(1)).resolves.toMatchObject({ allowed: false, banned: true, retryAfterSeconds: 840 });
+    // Nothing the banned key sent was counted: the sibling's request above was the new minute's only one.
+    acme.now = T0 + 2 * MINUTE;
+    await expect(acme.send(2)).resolves.toMatchObject({
+      allowed: true,
+      windows: [
+        { name: 'minute', remaining: 0 },
+        { name: 'day', remaining: 97 },
+      ],
+    });
+  });
+
+  it("lets a key's rejections lapse with the shared window they were made in", async () => {
+    const acme = account(windows(1, 100), { banAfterRejections: 2, banMs: 900_000 });
+    await acme.send(2);
+    await acme.sendMany(1, 2);
+    acme.now = T0 + MINUTE;
+    await acme.send(2);
+    // Two rejections in the new window are within the threshold again: the old window's two are gone.
+    expect((await acme.sendMany(1, 2)).map((d) => d.banned)).toEqual([false, false]);
+  });
+
   it('rounds Retry-After up to whole seconds and never answers 0', async () => {
     const c = client(windows(1, 100), { banAfterRejections: 100, banMs: 900_000 });
     await c.send();
@@ -196,4 +263,16 @@ describeWithRedis('RateLimitStore contract', () => {
   });
 
   rateLimitStoreContract(() => store);
+
+  it("keeps an account's counts and a key's ban in two hashes tagged by the account, so one cluster slot holds both", async () => {
+    await store.consume('account:tagged', windows(5, 100), { banAfterRejections: 3, banMs: 1_000 }, Date.now(), 'key:3');
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      expect((await redis.keys(`${keyPrefix}*tagged*`)).sort()).toEqual([`${keyPrefix}{account:tagged}`, `${keyPrefix}{account:tagged}:key:3`]);
+      expect(await redis.hget(`${keyPrefix}{account:tagged}`, 'minute:count')).toBe('1');
+      expect(await redis.hget(`${keyPrefix}{account:tagged}:key:3`, 'minute:count')).toBe('0');
+    } finally {
+      redis.disconnect();
+    }
+  });
 });

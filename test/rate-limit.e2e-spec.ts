@@ -139,6 +139,51 @@ describeOnStore('rate limits', () => {
     expectRateHeaders(back, { limit: 2, remaining: 1 });
   });
 
+  it('counts the keys of one account in one shared quota, while a key of another account is unaffected', async () => {
+    const { keyClient } = await setUp({ RATE_LIMIT_PLANS: '{"free":{"perMinute":3,"perDay":100}}', BAN_AFTER_REJECTIONS: '100' });
+    const first = await keyClient({ plan: 'free', account: 'acme' });
+    const second = await keyClient({ plan: 'free', account: 'acme' });
+    const outsider = await keyClient({ plan: 'free', account: 'globex' });
+    expectRateHeaders(await first.client.get('/v1/pets'), { limit: 3, remaining: 2 });
+    expectRateHeaders(await second.client.get('/v1/pets'), { limit: 3, remaining: 1 });
+    expectRateHeaders(await first.client.get('/v1/pets'), { limit: 3, remaining: 0 });
+    expectRejected(await second.client.get('/v1/pets'), 'rate_limited', 60);
+    expectRejected(await first.client.get('/v1/pets'), 'rate_limited', 60);
+    const other = await outsider.client.get('/v1/pets');
+    expect(other.status).toBe(200);
+    expectRateHeaders(other, { limit: 3, remaining: 2 });
+  });
+
+  it("bans only the key that keeps sending: its sibling in the account keeps the account's quota", async () => {
+    const { clock, keyClient } = await setUp({
+      RATE_LIMIT_PLANS: '{"free":{"perMinute":2,"perDay":100}}',
+      BAN_AFTER_REJECTIONS: '3',
+      BAN_SECONDS: '120',
+    });
+    const noisy = await keyClient({ plan: 'free', account: 'initech' });
+    const sibling = await keyClient({ plan: 'free', account: 'initech' });
+    await send(noisy.client, 2);
+    for (const response of await send(noisy.client, 3)) expectRejected(response, 'rate_limited', 60);
+    expectRejected(await noisy.client.get('/v1/pets'), 'api_key_banned', 120);
+    // The account's minute is still full, so the sibling waits for it, and is not banned for the noisy key's rejections.
+    expectRejected(await sibling.client.get('/v1/pets'), 'rate_limited', 60);
+    clock.advance(MINUTE);
+    expect((await sibling.client.get('/v1/pets')).status).toBe(200);
+    expectRejected(await noisy.client.get('/v1/pets'), 'api_key_banned', 60);
+  });
+
+  it("applies set-plan to every key of the account within the key cache time", async () => {
+    const { testApp, clock, keyClient } = await setUp({ RATE_LIMIT_PLANS: '{"free":{"perMinute":2,"perDay":100}}' });
+    const first = await keyClient({ plan: 'free', account: 'hooli' });
+    const second = await keyClient({ plan: 'free', account: 'hooli' });
+    await send(first.client, 2);
+    expectRejected(await second.client.get('/v1/pets'), 'rate_limited', 60);
+    await testApp.app.get(ApiKeysService).setPlan(first.id, { plan: 'pro' });
+    clock.advance(KEY_CACHE_TTL_MS);
+    expectRateHeaders(await second.client.get('/v1/pets'), { limit: 300, remaining: 297 });
+    expectRateHeaders(await first.client.get('/v1/pets'), { limit: 300, remaining: 296 });
+  });
+
   it('limits callers without a valid key per client address with the Free plan numbers', async () => {
     const { testApp } = await setUp({ RATE_LIMIT_PLANS: '{"free":{"perMinute":4,"perDay":100}}' });
     const wrongKey = { authorization: `Bearer ask_test_${'x'.repeat(43)}` };

@@ -44,8 +44,8 @@ function concurrently(instances: ServiceProcess[], key: Key, count: number): Pro
 
   const newKey = async (plan: 'free' | 'enterprise'): Promise<Key> => {
     const limits = plan === 'enterprise' ? { perMinute: 1_000_000, perDay: 100_000_000 } : {};
-    const { id, secret } = await (setup as TestApp).createKey({ plan, name: 'cluster', ...limits });
-    return { tracker: `key:${id}`, secret };
+    const { accountId, secret } = await (setup as TestApp).createKey({ plan, name: 'cluster', ...limits });
+    return { tracker: `account:${accountId}`, secret };
   };
   const mastersOf = async (key: Key) => (cluster as LocalRedisCluster).ownersOf(redisKey(prefix, key.tracker));
   const countInCluster = async (key: Key): Promise<number> => Number((await client?.hget(redisKey(prefix, key.tracker), 'minute:count')) ?? 0);

@@ -10,6 +10,8 @@ import type { WindowSpec } from '../rate-limit/domain/rate-limit-store';
  */
 export interface RateLimitNote {
   tracker?: string;
+  /** The key banned for the request's rejections, when the tracker is its account. */
+  banSubject?: string;
   readonly windows: WindowSpec[];
 }
 

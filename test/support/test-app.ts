@@ -18,7 +18,7 @@ export interface TestApp {
   /** A client that sends no Authorization header. */
   readonly anonymous: ApiClient;
   /** Creates a key through the service's own key life cycle; returns its id and secret. */
-  createKey(input: CreateApiKeyInput): Promise<{ id: number; secret: string }>;
+  createKey(input: CreateApiKeyInput): Promise<{ id: number; accountId: number; secret: string }>;
   close(): Promise<void>;
 }
 
@@ -50,7 +50,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   await app.getHttpAdapter().getInstance().ready();
   const createKey = async (input: CreateApiKeyInput) => {
     const { key, secret } = await app.get(ApiKeysService).create(input);
-    return { id: key.id, secret };
+    return { id: key.id, accountId: key.account.id, secret };
   };
   const { secret: apiKey } = await createKey({ plan: 'enterprise', name: 'e2e', perMinute: 1_000_000, perDay: 1_000_000_000 });
   const anonymous = new ApiClient(app);

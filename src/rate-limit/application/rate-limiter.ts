@@ -32,7 +32,8 @@ export class RateLimiter {
     this.banPolicy = { banAfterRejections: config.banAfterRejections, banMs: config.banSeconds * 1000 };
   }
 
-  consume(tracker: string, windows: readonly WindowSpec[]): Promise<RateLimitDecision> {
-    return this.store.consume(tracker, windows, this.banPolicy, this.clock.now());
+  /** With a `banSubject`, the tracker's windows are shared and the ban is the subject's alone. */
+  consume(tracker: string, windows: readonly WindowSpec[], banSubject?: string): Promise<RateLimitDecision> {
+    return this.store.consume(tracker, windows, this.banPolicy, this.clock.now(), banSubject);
   }
 }

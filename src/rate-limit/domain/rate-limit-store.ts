@@ -11,6 +11,8 @@
  *   window's tally goes over `banAfterRejections`, the key is banned for `banMs`
  *   from that moment, and that very request is answered as banned.
  * - While banned, every request is rejected as banned and counts nowhere.
+ * - With a ban subject, the rejections and the ban above are the subject's:
+ *   a banned subject is refused while its siblings still count in the windows.
  */
 /**
  * A window's name in a key's record: a throttler's name (`minute`, `day`), or
@@ -64,6 +66,17 @@ export interface RateLimitDecision {
 }
 
 export abstract class RateLimitStore {
-  /** Checks and, when accepted, counts one request of `key` in every window, atomically. */
-  abstract consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): Promise<RateLimitDecision>;
+  /**
+   * Checks and, when accepted, counts one request of `key` in every window,
+   * atomically. With a `banSubject` (a key of an account) the windows of `key`
+   * (the account) are shared, while the rejections and the ban are the
+   * subject's own, in the same atomic step.
+   */
+  abstract consume(
+    key: string,
+    windows: readonly WindowSpec[],
+    policy: BanPolicy,
+    nowMs: number,
+    banSubject?: string,
+  ): Promise<RateLimitDecision>;
 }

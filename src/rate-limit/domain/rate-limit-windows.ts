@@ -81,6 +81,55 @@ export function consumeRequest(
   };
 }
 
+/** What a shared step stores: the changed records, absent when a record stays as it was. */
+export interface SharedConsumeOutcome {
+  readonly quota?: StoredKeyState;
+  readonly ban?: StoredKeyState;
+  readonly decision: RateLimitDecision;
+}
+
+/**
+ * `consumeRequest` over two records: the quota's (an account's windows, shared
+ * by its keys) and the ban's (one key's). The request counts in the quota's
+ * windows while the rejections and the ban are the key's alone, so one key
+ * that keeps sending past the quota is banned without locking out its
+ * siblings. The ban record keeps each window's rejections with that window's
+ * end, so they lapse when the shared window ends. The Lua script stores the
+ * same fields in the same way.
+ */
+export function consumeSharedRequest(
+  quota: StoredKeyState | undefined,
+  ban: StoredKeyState | undefined,
+  specs: readonly WindowSpec[],
+  policy: BanPolicy,
+  nowMs: number,
+): SharedConsumeOutcome {
+  const merged = mergeRecords(quota, ban, specs);
+  const { state, decision } = consumeRequest(merged, specs, policy, nowMs);
+  if (state === merged) return { decision };
+  const counts: Partial<Record<WindowName, StoredWindow>> = {};
+  const rejections: Partial<Record<WindowName, StoredWindow>> = {};
+  for (const spec of specs) {
+    const window = state.windows[spec.name] as StoredWindow;
+    counts[spec.name] = { count: window.count, rejected: 0, resetAtMs: window.resetAtMs };
+    rejections[spec.name] = { count: 0, rejected: window.rejected, resetAtMs: window.resetAtMs };
+  }
+  return { quota: { windows: counts, bannedUntilMs: 0 }, ban: { windows: rejections, bannedUntilMs: state.bannedUntilMs }, decision };
+}
+
+/** One record as `consumeRequest` reads it: the quota's counts, and the key's rejections of those very windows. */
+function mergeRecords(quota: StoredKeyState | undefined, ban: StoredKeyState | undefined, specs: readonly WindowSpec[]): StoredKeyState {
+  const windows: Partial<Record<WindowName, StoredWindow>> = {};
+  for (const { name } of specs) {
+    const counted = quota?.windows[name];
+    if (!counted) continue;
+    const tallied = ban?.windows[name];
+    const rejected = tallied && tallied.resetAtMs === counted.resetAtMs ? tallied.rejected : 0;
+    windows[name] = { count: counted.count, rejected, resetAtMs: counted.resetAtMs };
+  }
+  return { windows, bannedUntilMs: ban?.bannedUntilMs ?? 0 };
+}
+
 /** When every window and the ban of `state` have ended, so it can be forgotten. */
 export function forgetAtMs(state: StoredKeyState): number {
   let latest = state.bannedUntilMs;

@@ -18,7 +18,7 @@ import { ApiKeyBannedError, RateLimitedError } from '../domain/rate-limit.errors
 import { PlanThrottlerStorage } from './plan-throttler.storage';
 import { writeRateLimitHeaders } from './rate-limit-headers';
 import { routeBucket } from './route-bucket';
-import { trackerOf } from './rate-limited-caller';
+import { banSubjectOf, trackerOf } from './rate-limited-caller';
 
 /** The library's detail of a refusal, saying which of our two refusals it is. */
 interface PlanLimitDetail extends ThrottlerLimitDetail {
@@ -30,7 +30,8 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
  * library's own hooks:
  * - `shouldSkip`: a bare @SkipThrottle() skips every window (the library reads
  *   it as the `default` throttler's, and ours are named);
- * - `getTracker`: the caller, `key:<id>` for a valid key, else `ip:<address>`;
+ * - `getTracker`: the caller, `account:<id>` for a valid key (whose own
+ *   `key:<id>` bears the ban), else `ip:<address>`;
  * - `generateKey`: the window's bucket in the caller's record, without the
  *   route, so a caller has one quota across the API; a route with its own
  *   @Throttle for a window gets its own bucket for that window;
@@ -60,7 +61,8 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     // could count in the minute window that the day window then refuses.
     await super.canActivate(context);
     if (note.tracker === undefined || note.windows.length === 0) return true;
-    const decision = await this.plans.consume(note.tracker, note.windows);
+    note.banSubject = await banSubjectOf(http.getRequest<FastifyRequest>(), this.callers);
+    const decision = await this.plans.consume(note.tracker, note.windows, note.banSubject);
     writeRateLimitHeaders(http.getResponse<FastifyReply>(), decision);
     if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(note, decision));
     return true;

@@ -21,9 +21,9 @@ export class PlanThrottlerStorage implements ThrottlerStorage {
     private readonly clock: Clock,
   ) {}
 
-  /** All of a request's windows at once: the record of `tracker` holds one bucket per window name. */
-  consume(tracker: string, windows: readonly WindowSpec[]): Promise<RateLimitDecision> {
-    return this.limiter.consume(tracker, windows);
+  /** All of a request's windows at once: the record of `tracker` holds one bucket per window name; the ban is `banSubject`'s. */
+  consume(tracker: string, windows: readonly WindowSpec[], banSubject?: string): Promise<RateLimitDecision> {
+    return this.limiter.consume(tracker, windows, banSubject);
   }
 
   /** One window on its own, as the library's guard asks for it; `key` is the whole record. */

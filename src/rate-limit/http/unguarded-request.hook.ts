@@ -9,7 +9,7 @@ import { requestContext } from '../../http/request-context';
 import { planWindows, RateLimiter } from '../application/rate-limiter';
 import { rejectionFor } from '../domain/rate-limit.errors';
 import { writeRateLimitHeaders } from './rate-limit-headers';
-import { limitsOf, trackerOf } from './rate-limited-caller';
+import { banSubjectOf, limitsOf, trackerOf } from './rate-limited-caller';
 
 /**
  * Some `/v1` requests are answered before any guard runs: unknown routes,
@@ -25,7 +25,7 @@ export function registerUnguardedRequestLimits(app: NestFastifyApplication): voi
 
   const count = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     const windows = planWindows(await limitsOf(request, callers));
-    const decision = await limiter.consume(await trackerOf(request, callers), windows);
+    const decision = await limiter.consume(await trackerOf(request, callers), windows, await banSubjectOf(request, callers));
     writeRateLimitHeaders(reply, decision);
     const refusal = rejectionFor(decision);
     return refusal ? replaceBody(reply, errorBody(refusal.code, refusal.message)) : payload;

@@ -1,5 +1,5 @@
 import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowSpec } from '../domain/rate-limit-store';
-import { consumeRequest, forgetAtMs, type StoredKeyState } from '../domain/rate-limit-windows';
+import { consumeRequest, consumeSharedRequest, forgetAtMs, type StoredKeyState } from '../domain/rate-limit-windows';
 
 export interface MemoryRateLimitStoreOptions {
   /** Most keys kept; past it, forgotten keys go first, then the least recently counted. */
@@ -35,14 +35,19 @@ export class MemoryRateLimitStore extends RateLimitStore {
     return this.entries.size;
   }
 
-  async consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): Promise<RateLimitDecision> {
-    const entry = this.entries.get(key);
-    const stored = entry && nowMs < entry.forgetAtMs ? entry.state : undefined;
-    const { state, decision } = consumeRequest(stored, windows, policy, nowMs);
-    if (state !== stored) {
-      // Re-inserting keeps the map in order of last write, oldest first, for eviction.
-      this.entries.delete(key);
-      this.entries.set(key, { state, forgetAtMs: forgetAtMs(state) });
+  async consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number, banSubject?: string): Promise<RateLimitDecision> {
+    const stored = this.read(key, nowMs);
+    let decision: RateLimitDecision;
+    if (banSubject === undefined) {
+      const outcome = consumeRequest(stored, windows, policy, nowMs);
+      if (outcome.state !== stored) this.write(key, outcome.state);
+      decision = outcome.decision;
+    } else {
+      const banKey = `${key}:${banSubject}`;
+      const outcome = consumeSharedRequest(stored, this.read(banKey, nowMs), windows, policy, nowMs);
+      if (outcome.quota) this.write(key, outcome.quota);
+      if (outcome.ban) this.write(banKey, outcome.ban);
+      decision = outcome.decision;
     }
     if (nowMs >= this.nextSweepAtMs || this.entries.size > this.maxKeys) this.sweep(nowMs);
     return decision;
@@ -50,6 +55,17 @@ export class MemoryRateLimitStore extends RateLimitStore {
 
   async close(): Promise<void> {
     this.entries.clear();
+  }
+
+  private read(key: string, nowMs: number): StoredKeyState | undefined {
+    const entry = this.entries.get(key);
+    return entry && nowMs < entry.forgetAtMs ? entry.state : undefined;
+  }
+
+  private write(key: string, state: StoredKeyState): void {
+    // Re-inserting keeps the map in order of last write, oldest first, for eviction.
+    this.entries.delete(key);
+    this.entries.set(key, { state, forgetAtMs: forgetAtMs(state) });
   }
 
   private sweep(nowMs: number): void {

@@ -6,6 +6,9 @@
  *
  * KEYS[1]  the key's hash: banned_until and, per window, <name>:count,
  *          <name>:rejected, <name>:reset (epoch ms)
+ * KEYS[2]  optional, `consumeSharedRequest`: the ban subject's hash, with the
+ *          same fields; then KEYS[1] keeps the counts and KEYS[2] the
+ *          rejections and the ban (both keys must lie in one cluster slot)
  * ARGV     nowMs, banAfterRejections, banMs, then name, limit, durationMs
  *          for each window
  * Returns  { allowed (0/1), banned (0/1), retryAfterSeconds, binding window's
@@ -13,6 +16,7 @@
  */
 export const CONSUME_SCRIPT = `
 local key = KEYS[1]
+local ban_key = KEYS[2]
 local now = tonumber(ARGV[1])
 local ban_after = tonumber(ARGV[2])
 local ban_ms = tonumber(ARGV[3])
@@ -25,6 +29,8 @@ for i = 4, #ARGV, 3 do
   fields[#fields + 1] = name .. ':reset'
 end
 local stored = redis.call('HMGET', key, unpack(fields))
+local ban_stored = stored
+if ban_key then ban_stored = redis.call('HMGET', ban_key, unpack(fields)) end
 
 local windows = {}
 for i = 4, #ARGV, 3 do
@@ -34,7 +40,10 @@ for i = 4, #ARGV, 3 do
   local reset = tonumber(stored[at + 2])
   if reset and now < reset then
     w.count = tonumber(stored[at]) or 0
-    w.rejected = tonumber(stored[at + 1]) or 0
+    -- A ban subject's rejections count only in the very window they were made in.
+    if not ban_key or tonumber(ban_stored[at + 2]) == reset then
+      w.rejected = tonumber(ban_stored[at + 1]) or 0
+    end
     w.reset = reset
   end
   windows[#windows + 1] = w
@@ -79,23 +88,32 @@ local function banned_reply(ban_end)
   return out
 end
 
-local function save(banned_until)
+local function save_hash(hash, banned_until, counts, rejections)
   local values = { 'banned_until', banned_until }
   local forget_at = banned_until
   for _, w in ipairs(windows) do
     values[#values + 1] = w.name .. ':count'
-    values[#values + 1] = w.count
+    values[#values + 1] = counts and w.count or 0
     values[#values + 1] = w.name .. ':rejected'
-    values[#values + 1] = w.rejected
+    values[#values + 1] = rejections and w.rejected or 0
     values[#values + 1] = w.name .. ':reset'
     values[#values + 1] = w.reset
     forget_at = math.max(forget_at, w.reset)
   end
-  redis.call('HSET', key, unpack(values))
-  redis.call('PEXPIRE', key, math.max(1, forget_at - now))
+  redis.call('HSET', hash, unpack(values))
+  redis.call('PEXPIRE', hash, math.max(1, forget_at - now))
+end
+-- With a ban subject, the shared hash keeps the counts and the subject's hash the rejections and the ban.
+local function save(banned_until)
+  if ban_key then
+    save_hash(key, 0, true, false)
+    save_hash(ban_key, banned_until, false, true)
+  else
+    save_hash(key, banned_until, true, true)
+  end
 end
 
-local banned_until = tonumber(stored[1]) or 0
+local banned_until = tonumber(ban_stored[1]) or 0
 if banned_until > now then
   return banned_reply(banned_until)
 end

@@ -32,6 +32,7 @@ type ConsumeReply = number[];
 
 type RateLimitRedis = (Redis | Cluster) & {
   consumeRateLimit(key: string, ...args: (string | number)[]): Promise<ConsumeReply>;
+  consumeSharedRateLimit(key: string, banKey: string, ...args: (string | number)[]): Promise<ConsumeReply>;
 };
 
 export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'animal-store:rate-limit:';
@@ -74,6 +75,7 @@ export class RedisRateLimitStore extends RateLimitStore {
     this.logger = options.logger;
     this.redis = connect(options);
     this.redis.defineCommand('consumeRateLimit', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
+    this.redis.defineCommand('consumeSharedRateLimit', { numberOfKeys: 2, lua: CONSUME_SCRIPT });
     this.nodesOpen = !(this.redis instanceof Cluster);
     if (this.redis instanceof Cluster) {
       const cluster = this.redis;
@@ -92,11 +94,15 @@ export class RedisRateLimitStore extends RateLimitStore {
     return !this.isUsable() || this.redisUp !== true;
   }
 
-  async consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number): Promise<RateLimitDecision> {
+  async consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number, banSubject?: string): Promise<RateLimitDecision> {
     if (this.isUsable()) {
       try {
-        const args = windows.flatMap((w) => [w.name, w.limit, w.durationMs]);
-        const reply = await this.redis.consumeRateLimit(redisKey(this.keyPrefix, key), Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...args);
+        const args = [Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...windows.flatMap((w) => [w.name, w.limit, w.durationMs])];
+        const hash = redisKey(this.keyPrefix, key);
+        const reply =
+          banSubject === undefined
+            ? await this.redis.consumeRateLimit(hash, ...args)
+            : await this.redis.consumeSharedRateLimit(hash, banRedisKey(hash, banSubject), ...args);
         this.markUp();
         return toDecision(reply, windows, nowMs);
       } catch (error) {
@@ -105,7 +111,7 @@ export class RedisRateLimitStore extends RateLimitStore {
         if (this.redis instanceof Cluster) this.redis.refreshSlotsCache();
       }
     }
-    return this.fallback.consume(key, windows, policy, nowMs);
+    return this.fallback.consume(key, windows, policy, nowMs, banSubject);
   }
 
   /** Readiness: rejects when Redis does not answer (requests would run degraded), or a cluster has slots no master serves. */
@@ -163,6 +169,11 @@ export class RedisRateLimitStore extends RateLimitStore {
  */
 export function redisKey(prefix: string, tracker: string): string {
   return `${prefix}{${tracker}}`;
+}
+
+/** A ban subject's hash carries the tag of the shared hash, so the script's two keys lie in one slot. */
+export function banRedisKey(sharedHash: string, banSubject: string): string {
+  return `${sharedHash}:${banSubject}`;
 }
 
 /**
