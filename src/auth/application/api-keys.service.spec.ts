@@ -1,6 +1,7 @@
 import { loadConfig } from '../../config/app-config';
 import { hashApiKeySecret } from '../domain/api-key-secret';
-import { ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
+import type { NewApiKey } from '../domain/api-key.repository';
+import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeysService } from './api-keys.service';
 import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
@@ -72,6 +73,37 @@ describe('ApiKeysService', () => {
     await expect(service.create({ plan: 'free', account: 'key-77' })).rejects.toThrow(InvalidApiKeyRequestError);
     await expect(service.create({ plan: 'free', account: '  ' })).rejects.toThrow(InvalidApiKeyRequestError);
     await expect(service.create({ plan: 'free', account: alone.account.name })).resolves.toMatchObject({ key: { account: alone.account } });
+  });
+
+  describe('when another command creates the same new account at the same moment', () => {
+    /** The store answers the first create of "acme" as a database would after the other command's insert won. */
+    const racing = (otherPlan: string) => {
+      const { repository, service } = make();
+      const create = repository.create.bind(repository);
+      let raced = false;
+      jest.spyOn(repository, 'create').mockImplementation(async (key: NewApiKey) => {
+        if (key.account === 'acme' && !raced) {
+          raced = true;
+          await create({ ...key, plan: otherPlan as NewApiKey['plan'], keyHash: 'the other command' });
+          throw new AccountCreatedMeanwhileError('acme');
+        }
+        return create(key);
+      });
+      return { repository, service };
+    };
+
+    it('joins the account the other command made, on the same plan', async () => {
+      const { repository, service } = racing('pro');
+      const { key } = await service.create({ plan: 'pro', account: 'acme' });
+      expect(key.account.name).toBe('acme');
+      expect(repository.rows.map((row) => row.key.account.id)).toEqual([key.account.id, key.account.id]);
+    });
+
+    it('refuses, with the usual one-line reason, when the other command made it on another plan', async () => {
+      const { repository, service } = racing('business');
+      await expect(service.create({ plan: 'pro', account: 'acme' })).rejects.toThrow(InvalidApiKeyRequestError);
+      expect(repository.rows).toHaveLength(1);
+    });
   });
 
   it('changes the plan of the key\'s account, so of all its keys and of no other', async () => {

@@ -3,7 +3,7 @@ import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
 import { checkAccountName, checkJoinsOnSamePlan } from '../domain/account';
 import { ApiKey, checkPlanLimits, MAX_KEY_NAME_LENGTH } from '../domain/api-key';
-import { ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
+import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
 import { isPlan, Plan, PLANS, PlanLimits } from '../domain/plan';
@@ -46,11 +46,18 @@ export class ApiKeysService {
     if ([...name].length > MAX_KEY_NAME_LENGTH) {
       throw new InvalidApiKeyRequestError(`--name must have at most ${MAX_KEY_NAME_LENGTH} characters`);
     }
-    const account = input.account === undefined ? undefined : await this.accountToJoin(input.account, plan, customLimits);
     const secret = this.newSecret();
     const now = this.clock.now();
     const expiresAt = input.expiresInMs === undefined ? null : new Date(now + input.expiresInMs);
-    const key = await this.keys.create({ name, account, plan, customLimits, keyHash: hashApiKeySecret(secret), createdAt: new Date(now), expiresAt });
+    const store = async () => {
+      const account = input.account === undefined ? undefined : await this.accountToJoin(input.account, plan, customLimits);
+      return this.keys.create({ name, account, plan, customLimits, keyHash: hashApiKeySecret(secret), createdAt: new Date(now), expiresAt });
+    };
+    // Two commands creating one new account at once: the later finds it made by the earlier and joins it, plan checked.
+    const key = await store().catch((error: unknown) => {
+      if (error instanceof AccountCreatedMeanwhileError) return store();
+      throw error;
+    });
     return { key, secret };
   }
 

@@ -20,3 +20,12 @@ export class UnauthorizedError extends DomainError {
     super('A valid API key is required: send Authorization: Bearer <key>');
   }
 }
+
+/** Another command created the account between our look-up and our insert; the caller looks again and joins it. */
+export class AccountCreatedMeanwhileError extends DomainError {
+  readonly code = 'validation_failed';
+
+  constructor(readonly accountName: string) {
+    super(`account "${accountName}" was created by another command at the same moment; try again`);
+  }
+}

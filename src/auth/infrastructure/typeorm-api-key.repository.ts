@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { isDuplicateKey } from '../../database/duplicate-key';
 import { Account, ownAccountName } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
+import { AccountCreatedMeanwhileError } from '../domain/api-key.errors';
 import { ApiKeyRepository, NewApiKey, StoredApiKey } from '../domain/api-key.repository';
 import { AccountOrmEntity } from './account.orm-entity';
 import { ApiKeyMapper, ApiKeyWithAccountRow } from './api-key.mapper';
@@ -31,7 +33,9 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
           perDay: key.customLimits?.perDay ?? null,
           createdAt: key.createdAt,
         };
-        const inserted = await accounts.insert({ ...fresh });
+        const inserted = await accounts.insert({ ...fresh }).catch((error: unknown) => {
+          throw key.account !== undefined && isDuplicateKey(error) ? new AccountCreatedMeanwhileError(key.account) : error;
+        });
         account = { ...fresh, id: Number(inserted.identifiers[0].id) };
       }
       const row = ApiKeyMapper.toPersistence(key, account.id);

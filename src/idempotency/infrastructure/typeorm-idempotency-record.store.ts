@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
+import { isDuplicateKey } from '../../database/duplicate-key';
 import { IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
 import { IdempotencyRecordOrmEntity } from './idempotency-record.orm-entity';
 
@@ -21,13 +22,6 @@ const REMOVE_EXPIRED = {
   sqlite: `DELETE FROM idempotency_records WHERE rowid IN
     (SELECT rowid FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
 } as const;
-
-/** The duplicate-key error each driver raises when a claim meets an existing record. */
-function isDuplicateKey(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const code = (error.driverError as { code?: string } | undefined)?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
 
 @Injectable()
 export class TypeOrmIdempotencyRecordStore extends IdempotencyRecordStore {
