@@ -43,10 +43,26 @@ module.exports = {
     },
     {
       name: 'modules-meet-through-their-exports',
-      comment: "A module uses another's application services and domain ports, never its http/ or infrastructure/.",
+      comment:
+        "A module uses another's application services, domain ports and route decorators (`http/*.decorator.ts`, e.g. @Idempotent()), never the rest of its http/ or its infrastructure/.",
       severity: 'error',
       from: { path: '^src/([^/]+)/', pathNot: NOT_A_SPEC },
-      to: { path: '^src/[^/]+/(http|infrastructure)/', pathNot: '^src/$1/' },
+      to: { path: '^src/[^/]+/(http|infrastructure)/', pathNot: ['^src/$1/', '^src/[^/]+/http/[^/]+\\.decorator\\.ts$'] },
+    },
+    {
+      name: 'http-kernel-imports-no-feature',
+      comment:
+        'src/http holds what every module shares about a request (the caller, route declarations, the body parser); it depends on no module, so any module can use it.',
+      severity: 'error',
+      from: { path: '^src/http/', pathNot: NOT_A_SPEC },
+      to: { path: `^src/${FEATURE_MODULES}/` },
+    },
+    {
+      name: 'rate-limits-know-no-auth',
+      comment: 'Rate limits read the caller the authentication step left in the request context, as data; they never ask auth to look a key up.',
+      severity: 'error',
+      from: { path: '^src/rate-limit/', pathNot: NOT_A_SPEC },
+      to: { path: '^src/auth/' },
     },
     {
       name: 'config-and-errors-import-no-feature',

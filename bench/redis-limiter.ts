@@ -8,9 +8,9 @@
  */
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
-import { planWindows } from '../src/rate-limit/application/rate-limiter';
 import { RedisRateLimitStore } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
 import { startRedisCluster } from '../test/support/redis-cluster';
+import { planWindows } from '../test/support/rate-limit-fixtures';
 
 const { values } = parseArgs({
   options: {
@@ -24,7 +24,7 @@ const { values } = parseArgs({
 const concurrency = Math.min(1_000, Math.max(1, Number(values.concurrency)));
 const seconds = Math.min(60, Math.max(1, Number(values.seconds)));
 const keys = Math.min(1_000_000, Math.max(1, Number(values.keys)));
-const windows = planWindows({ perMinute: 1_000_000_000, perDay: 1_000_000_000 });
+const windows = planWindows(1_000_000_000, 1_000_000_000);
 const policy = { banAfterRejections: 30, banMs: 900_000 };
 
 interface Result {

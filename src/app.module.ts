@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
-import { BearerAuthGuard } from './auth/http/bearer-auth.guard';
+import { AccessGuard } from './auth/http/access.guard';
+import { AuthenticationGuard } from './auth/http/authentication.guard';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { ErrorsModule } from './errors/errors.module';
@@ -13,10 +14,11 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 @Module({
   imports: [ConfigModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, PetsModule],
   providers: [
-    // Global guards run in the order listed. Rate limits come first, so that a
-    // refused key is still counted (against its address) and its 401 carries the headers.
+    // Global guards run in the order listed, for every route: who calls (never refuses), then the
+    // rate limits count the request against that caller, then a route that is not @Public() needs a key.
+    { provide: APP_GUARD, useExisting: AuthenticationGuard },
     { provide: APP_GUARD, useExisting: PlanThrottlerGuard },
-    { provide: APP_GUARD, useExisting: BearerAuthGuard },
+    { provide: APP_GUARD, useExisting: AccessGuard },
   ],
 })
 export class AppModule {}

@@ -4,18 +4,19 @@ import type { IncomingMessage } from 'node:http';
 import { AppConfig } from './config/app-config';
 import { setupApiDocs } from './docs/api-docs';
 import { answerClientError, answerFrameworkError, refuseRequestWithoutHost } from './errors/client-error.handler';
+import { MAX_PARAM_LENGTH } from './errors/request-errors';
+import { registerDeprecationHeaders } from './http/deprecation';
+import { registerJsonBodyParser } from './http/json-body';
 import { createValidationPipe } from './http/validation';
 import { configureOperations } from './ops/ops.setup';
 import { requestIdFor } from './ops/request-id';
-import { registerDeprecationHeaders } from './pets/http/deprecation-headers.hook';
-import { registerUnguardedRequestLimits } from './rate-limit/http/unguarded-request.hook';
 
 /** The Fastify instance's options: body limit and proxy trust come from configuration. */
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
-    routerOptions: { maxParamLength: 100 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     genReqId: (request: IncomingMessage) => requestIdFor(request.headers['x-request-id']),
     // Requests arriving while the server drains get the Error body from configureOperations instead.
     return503OnClosing: false,
@@ -31,7 +32,7 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return adapter;
 }
 
-/** Options for NestFactory.create: the JSON parser is ours (see registerJsonParser). */
+/** Options for NestFactory.create: the JSON parser is ours (see registerJsonBodyParser). */
 export const NEST_APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const;
 
 /**
@@ -41,25 +42,11 @@ export const NEST_APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const
 export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
   // First: these two give routes their own hooks as they are registered, the API docs' routes included.
   configureOperations(app);
-  registerDeprecationHeaders(app.getHttpAdapter().getInstance(), app.get(AppConfig));
-  registerUnguardedRequestLimits(app);
-  registerJsonParser(app);
+  const fastify = app.getHttpAdapter().getInstance();
+  registerDeprecationHeaders(fastify, app.get(AppConfig).trustProxy);
+  registerJsonBodyParser(fastify);
   app.enableVersioning({ type: VersioningType.URI });
   setupApiDocs(app);
   app.useGlobalPipes(createValidationPipe());
   return app;
-}
-
-/**
- * Bodies are JSON or nothing: Fastify's text/plain parser and Nest's form parser
- * are not registered, so any other content type is answered 415.
- */
-function registerJsonParser(app: NestFastifyApplication): void {
-  const fastify = app.getHttpAdapter().getInstance();
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string', bodyLimit: fastify.initialConfig.bodyLimit },
-    fastify.getDefaultJsonParser('error', 'error'),
-  );
 }

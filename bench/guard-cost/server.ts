@@ -4,7 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module';
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from '../../src/app.setup';
-import { BearerAuthGuard } from '../../src/auth/http/bearer-auth.guard';
+import { AccessGuard } from '../../src/auth/http/access.guard';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { PlanThrottlerGuard } from '../../src/rate-limit/http/plan-throttler.guard';
 import { Variant, VARIANTS } from './variants';
@@ -21,7 +21,7 @@ async function main(variant: Variant): Promise<void> {
   const config = loadConfig();
   let builder = Test.createTestingModule({ imports: [AppModule] }).overrideProvider(AppConfig).useValue(config);
   if (variant === 'off' || variant === 'auth') builder = builder.overrideProvider(PlanThrottlerGuard).useValue(passThrough);
-  if (variant === 'off') builder = builder.overrideProvider(BearerAuthGuard).useValue(passThrough);
+  if (variant === 'off') builder = builder.overrideProvider(AccessGuard).useValue(passThrough);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { ...NEST_APP_OPTIONS, logger: ['error'] });
   configureApp(app);

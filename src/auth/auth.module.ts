@@ -2,29 +2,30 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
-import { CallerLookup } from './application/caller-lookup';
+import { AuthenticationService } from './application/authentication.service';
 import { KeyUsageRecorder } from './application/key-usage-recorder';
 import { ApiKeyRepository } from './domain/api-key.repository';
-import { BearerAuthGuard } from './http/bearer-auth.guard';
+import { AccessGuard } from './http/access.guard';
+import { AuthenticationGuard } from './http/authentication.guard';
 import { AccountOrmEntity } from './infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from './infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.repository';
 
 /**
- * API keys and bearer authentication. Other modules ask CallerLookup who a
- * request comes from. The guard is exported, not registered globally here:
- * AppModule orders the global guards (rate limits first).
+ * API keys and bearer authentication. Its two guards are exported, not
+ * registered here: AppModule orders the global guards (authentication, rate limits, access).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([AccountOrmEntity, ApiKeyOrmEntity])],
   providers: [
     ApiKeysService,
     ApiKeyAuthenticator,
-    CallerLookup,
+    AuthenticationService,
     KeyUsageRecorder,
-    BearerAuthGuard,
+    AuthenticationGuard,
+    AccessGuard,
     { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
   ],
-  exports: [ApiKeysService, CallerLookup, BearerAuthGuard],
+  exports: [ApiKeysService, AuthenticationGuard, AccessGuard],
 })
 export class AuthModule {}

@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, ReferenceObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/app-config';
+import { declaredErrorCodes } from '../errors/error-code';
 import { RATE_LIMIT_HEADER_COMPONENTS } from './api-standard-responses';
 
 /** The interface version (the specification's), not the package's. */
@@ -41,6 +42,7 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
   const document = SwaggerModule.createDocument(app, base);
   document.paths = relativeToServers(document.paths);
   closeSchemas(document);
+  completeErrorCodes(document);
   return document;
 }
 
@@ -71,6 +73,16 @@ function closeSchemas(document: OpenAPIObject): void {
     const schema = name ? (schemas[name] as SchemaObject | undefined) : undefined;
     if (schema) schema.additionalProperties = false;
   }
+}
+
+/**
+ * The ErrorCode enum lists every code a module declared. The Error schema's
+ * decorator ran when the errors module loaded, before the feature modules
+ * declared theirs, so the list is read again now that every module is loaded.
+ */
+function completeErrorCodes(document: OpenAPIObject): void {
+  const errorCode = document.components?.schemas?.ErrorCode as SchemaObject | undefined;
+  if (errorCode) errorCode.enum = declaredErrorCodes().map(({ code }) => code);
 }
 
 /** The committed openapi.json's formatting, so that a regenerated file diffs cleanly. */

@@ -1,7 +1,7 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { HeadersObject } from '@nestjs/swagger';
-import { errorBody, ErrorCode, MESSAGE_BY_CODE } from '../errors/error-code';
+import { errorBody } from '../errors/error-code';
 import { ErrorResponse } from '../errors/error.response';
 
 /**
@@ -47,16 +47,17 @@ const RATE_LIMIT_HEADERS: HeadersObject = Object.fromEntries(
 
 type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
 
-const example = (code: ErrorCode, message = MESSAGE_BY_CODE[code]) => errorBody(code, message);
+/** Each example is an Error body: its code, and a message (the code's own when none is given). */
+type Example = readonly [code: string, message?: string];
 
-const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: unknown; headers?: HeadersObject }> = {
+const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Example; headers?: HeadersObject }> = {
   400: {
-    example: example('validation_failed', 'categoryId must be an integer from 1 to 9007199254740991'),
+    example: ['validation_failed', 'categoryId must be an integer from 1 to 9007199254740991'],
     description:
       '`validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object',
   },
   401: {
-    example: example('unauthorized'),
+    example: ['unauthorized'],
     description: '`unauthorized`: the API key is missing, malformed, unknown or revoked',
     headers: {
       'WWW-Authenticate': {
@@ -66,25 +67,25 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: unkno
       },
     },
   },
-  404: { example: example('not_found'), description: '`not_found`: no pet with that id' },
+  404: { example: ['not_found'], description: '`not_found`: no pet with that id' },
   409: {
-    example: example('idempotency_key_in_use'),
+    example: ['idempotency_key_in_use'],
     description: '`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed; retry later',
   },
   413: {
-    example: example('payload_too_large'),
+    example: ['payload_too_large'],
     description: '`payload_too_large`: the body is larger than the configured limit (16 KiB by default)',
   },
   415: {
-    example: example('unsupported_media_type'),
+    example: ['unsupported_media_type'],
     description: '`unsupported_media_type`: the body is not sent as `application/json`',
   },
   422: {
-    example: example('idempotency_key_reused'),
+    example: ['idempotency_key_reused'],
     description: '`idempotency_key_reused`: the `Idempotency-Key` was already used with a different body',
   },
   429: {
-    example: example('rate_limited'),
+    example: ['rate_limited'],
     description:
       '`rate_limited`: over the plan\'s per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while',
     headers: {
@@ -96,7 +97,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: unkno
     },
   },
   500: {
-    example: example('internal_error'),
+    example: ['internal_error'],
     description: '`internal_error`: an unexpected failure; the cause is logged on the server only',
   },
 };
@@ -129,7 +130,8 @@ export function ApiStandardResponses({ success, errors = [], headers = {} }: Sta
         ApiResponse({
           status,
           description: ERROR_RESPONSES[status].description,
-          example: ERROR_RESPONSES[status].example,
+          // Built when a route is declared, by which time the module that owns the code has declared it.
+          example: errorBody(...ERROR_RESPONSES[status].example),
           type: ErrorResponse,
           headers: { ...ERROR_RESPONSES[status].headers, ...headers, ...RATE_LIMIT_HEADERS },
         }),

@@ -1,34 +1,52 @@
-import { ArgumentsHost, HttpException, Logger } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { AllExceptionsFilter } from './all-exceptions.filter';
-import { errorCodeSentOn } from './sent-error-code';
+import { ArgumentsHost, HttpException, Logger, NotFoundException } from '@nestjs/common';
+import { AllExceptionsFilter, toErrorBody } from './all-exceptions.filter';
+import { InvalidInputError } from './domain-error';
+import { PayloadTooLargeError } from './request-errors';
 
-describe('AllExceptionsFilter', () => {
-  const hostFor = (response: object, request: object = {}) =>
-    ({ switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }) }) as unknown as ArgumentsHost;
-
-  it('notes the code it answered with on the response, for observers such as metrics', () => {
-    const reply = jest.fn();
-    const filter = new AllExceptionsFilter({ httpAdapter: { reply } } as unknown as HttpAdapterHost);
-    const response = {};
-
-    filter.catch(new HttpException('Too Many Requests', 429), hostFor(response));
-
-    expect(reply).toHaveBeenCalledWith(response, expect.objectContaining({ code: 'rate_limited', status: 429 }), 429);
-    expect(errorCodeSentOn(response)).toBe('rate_limited');
-    expect(errorCodeSentOn({})).toBeUndefined();
+describe('toErrorBody', () => {
+  it('answers a domain error with its code, the status declared for it, and its message', () => {
+    expect(toErrorBody(new InvalidInputError('limit must be from 1 to 100'))).toEqual({
+      code: 'validation_failed',
+      message: 'limit must be from 1 to 100',
+      status: 400,
+    });
   });
 
+  it("answers NestJS's and Fastify's exceptions by their status, with the code's own message", () => {
+    expect(toErrorBody(new NotFoundException('Cannot GET /x'))).toEqual({ code: 'not_found', message: 'Resource not found', status: 404 });
+    expect(toErrorBody(new HttpException('Too Many Requests', 429))).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(toErrorBody(Object.assign(new Error('x'), { statusCode: 415 }))).toMatchObject({ code: 'unsupported_media_type', status: 415 });
+    expect(toErrorBody(new HttpException('Teapot', 418))).toMatchObject({ code: 'internal_error', status: 500 });
+  });
+});
+
+describe('AllExceptionsFilter', () => {
+  const fakeReply = () => {
+    const reply = { header: jest.fn(), code: jest.fn(), send: jest.fn() };
+    reply.header.mockReturnValue(reply);
+    reply.code.mockReturnValue(reply);
+    return reply;
+  };
+  const hostFor = (reply: object, request: object = {}) =>
+    ({ switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }) }) as unknown as ArgumentsHost;
+
   it('answers an unexpected error as internal_error and logs its cause with the request id', () => {
-    const reply = jest.fn();
-    const filter = new AllExceptionsFilter({ httpAdapter: { reply } } as unknown as HttpAdapterHost);
+    const reply = fakeReply();
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-    const response = {};
 
-    filter.catch(new Error('key store unreachable'), hostFor(response, { id: 'req-1' }));
+    new AllExceptionsFilter().catch(new Error('key store unreachable'), hostFor(reply, { id: 'req-1' }));
 
-    expect(reply).toHaveBeenCalledWith(response, { code: 'internal_error', message: 'Internal server error', status: 500 }, 500);
+    expect(reply.code).toHaveBeenCalledWith(500);
+    expect(reply.send).toHaveBeenCalledWith({ code: 'internal_error', message: 'Internal server error', status: 500 });
     expect(logged).toHaveBeenCalledWith({ requestId: 'req-1' }, expect.stringContaining('key store unreachable'));
     logged.mockRestore();
+  });
+
+  it('closes the connection after refusing a body it did not read', () => {
+    const reply = fakeReply();
+    new AllExceptionsFilter().catch(new PayloadTooLargeError(), hostFor(reply));
+    expect(reply.header).toHaveBeenCalledWith('connection', 'close');
+    expect(reply.code).toHaveBeenCalledWith(413);
+    expect(reply.send).toHaveBeenCalledWith({ code: 'payload_too_large', message: 'Request body is too large', status: 413 });
   });
 });

@@ -1,22 +1,33 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { types } from 'node:util';
 import { DomainError } from './domain-error';
-import { ErrorBody, errorBody, ErrorCode, MESSAGE_BY_CODE } from './error-code';
-import { noteErrorCode } from './sent-error-code';
+import {
+  ErrorBody,
+  errorBody,
+  INTERNAL_ERROR,
+  NOT_FOUND,
+  PAYLOAD_TOO_LARGE,
+  RATE_LIMITED,
+  SERVICE_UNAVAILABLE,
+  UNAUTHORIZED,
+  UNSUPPORTED_MEDIA_TYPE,
+  VALIDATION_FAILED,
+} from './error-code';
+import { UnreadBodyError } from './request-errors';
 
-const CODE_BY_STATUS: Record<number, ErrorCode> = {
-  400: 'validation_failed',
-  401: 'unauthorized',
+/** The code of a NestJS or Fastify exception that carries only an HTTP status. */
+const CODE_BY_STATUS: Record<number, string> = {
+  400: VALIDATION_FAILED,
+  401: UNAUTHORIZED,
   // Static files refuse a path that leaves their folder with 403; to a client that path does not exist.
-  403: 'not_found',
-  404: 'not_found',
-  405: 'not_found',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limited',
-  503: 'service_unavailable',
+  403: NOT_FOUND,
+  404: NOT_FOUND,
+  405: NOT_FOUND,
+  413: PAYLOAD_TOO_LARGE,
+  415: UNSUPPORTED_MEDIA_TYPE,
+  429: RATE_LIMITED,
+  503: SERVICE_UNAVAILABLE,
 };
 
 interface FrameworkError {
@@ -24,36 +35,44 @@ interface FrameworkError {
 }
 
 /**
- * Every error leaves as `{code, message, status}`: ours (DomainError), NestJS's
- * (HttpException), Fastify's (parser and routing errors) and the unexpected,
- * which is logged here and never described to the client. Headers already set
- * on the reply (rate limits, deprecation) are kept.
+ * The one place an error becomes an Error body `{code, message, status}`:
+ * ours (DomainError, whose code names its status), NestJS's (HttpException),
+ * Fastify's and the unexpected, which is never described to the client.
  */
+export function toErrorBody(exception: unknown): ErrorBody {
+  if (exception instanceof DomainError) return errorBody(exception.code, exception.message);
+  const status = statusOf(exception);
+  const code = (status !== undefined && CODE_BY_STATUS[status]) || INTERNAL_ERROR;
+  // NestJS words its 400s for clients (a ParseIntPipe's message); everything else gets the code's own message.
+  return errorBody(code, code === VALIDATION_FAILED && exception instanceof HttpException ? exception.message : undefined);
+}
+
+/**
+ * The one writer of the Error body on a reply, for every error of every
+ * request that has one: through the filter below, and from the Fastify hooks
+ * that answer before routing (see app.setup.ts and ops.setup.ts). Headers
+ * already set on the reply (rate limits, deprecation, request id) are kept.
+ */
+export function sendError(reply: FastifyReply, exception: unknown): ErrorBody {
+  const body = toErrorBody(exception);
+  if (exception instanceof UnreadBodyError) void reply.header('connection', 'close');
+  void reply.code(body.status).send(body);
+  return body;
+}
+
+/** Every error a route, guard, pipe or Fastify raises; unexpected ones are logged here with the request id. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const reply = http.getResponse<FastifyReply>();
-    const request = http.getRequest<FastifyRequest>();
-    const body = this.toErrorBody(exception);
-    if (body.status >= 500 && body.code !== 'service_unavailable') {
-      // The request id ties the stack to the request's own log line. isNativeError, not instanceof: a
-      // driver's native code may throw errors made in another V8 context (better-sqlite3 under jest's).
-      this.logger.error({ requestId: request.id }, types.isNativeError(exception) ? (exception.stack ?? exception.message) : String(exception));
+    const body = sendError(http.getResponse<FastifyReply>(), exception);
+    if (body.code === INTERNAL_ERROR) {
+      // isNativeError, not instanceof: a driver's native code may throw errors made in another V8 context (better-sqlite3 under jest's).
+      const cause = types.isNativeError(exception) ? (exception.stack ?? exception.message) : String(exception);
+      this.logger.error({ requestId: http.getRequest<FastifyRequest>().id }, cause);
     }
-    noteErrorCode(reply, body.code);
-    this.adapterHost.httpAdapter.reply(reply, body, body.status);
-  }
-
-  toErrorBody(exception: unknown): ErrorBody {
-    if (exception instanceof DomainError) return errorBody(exception.code, exception.message);
-    const status = statusOf(exception);
-    const code = status === undefined ? 'internal_error' : (CODE_BY_STATUS[status] ?? 'internal_error');
-    return errorBody(code, code === 'validation_failed' ? badRequestMessage(exception) : MESSAGE_BY_CODE[code]);
   }
 }
 
@@ -61,9 +80,4 @@ function statusOf(exception: unknown): number | undefined {
   if (exception instanceof HttpException) return exception.getStatus();
   const status = (exception as FrameworkError | null)?.statusCode;
   return typeof status === 'number' && status >= 400 && status < 600 ? status : undefined;
-}
-
-/** NestJS and Fastify word their 400s for clients ("Body is not valid JSON ..."); ours are DomainErrors. */
-function badRequestMessage(exception: unknown): string {
-  return exception instanceof HttpException ? exception.message : MESSAGE_BY_CODE.validation_failed;
 }

@@ -1,13 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { DomainError } from './domain-error';
-import { ErrorBody, errorBody, ErrorCode, MESSAGE_BY_CODE } from './error-code';
-
-/** A request HTTP cannot make sense of: broken framing, a missing Host, a broken percent-encoding. */
-export class MalformedRequestError extends DomainError {
-  readonly code = 'bad_request';
-}
+import { sendError, toErrorBody } from './all-exceptions.filter';
+import { ErrorBody } from './error-code';
+import { MalformedRequestError, RequestHeadersTooLargeError, UriTooLongError } from './request-errors';
 
 interface ConnectionError extends Error {
   code?: string;
@@ -20,7 +16,8 @@ interface HttpSocket extends Socket {
 
 /**
  * Node's HTTP parser refused the bytes (server option `clientErrorHandler`):
- * there is no request, so the Error body is written to the socket by hand and
+ * there is no request and no reply, so the Error body (built by toErrorBody
+ * like every other) is written to the socket as raw HTTP and
  * the connection closed, as nothing after the broken bytes can be trusted.
  * No answer where HTTP allows none: the peer is gone, the client timed out
  * sending its request, or the response due next belongs to an earlier, complete
@@ -29,7 +26,8 @@ interface HttpSocket extends Socket {
 export function answerClientError(error: ConnectionError, socket: Socket): void {
   const silent = error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
   if (!silent && socket.writable && isDueToBrokenRequest((socket as HttpSocket)._httpMessage)) {
-    socket.write(rawResponse(clientErrorBody(error)));
+    const refusal = error.code === 'HPE_HEADER_OVERFLOW' ? new RequestHeadersTooLargeError() : new MalformedRequestError('The request is malformed');
+    socket.write(rawResponse(toErrorBody(refusal)));
   }
   socket.destroy();
 }
@@ -37,11 +35,6 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
 /** The next response is the broken request's own when none is due yet, or it is due to a request whose body never completed. */
 function isDueToBrokenRequest(due: ServerResponse | null | undefined): boolean {
   return !due || (!due.headersSent && !due.req.complete);
-}
-
-function clientErrorBody(error: ConnectionError): ErrorBody {
-  const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'request_header_fields_too_large' : 'bad_request';
-  return errorBody(code, MESSAGE_BY_CODE[code]);
 }
 
 function rawResponse(body: ErrorBody): string {
@@ -58,13 +51,13 @@ function rawResponse(body: ErrorBody): string {
 
 /**
  * Fastify refused the URL before routing (server option `frameworkErrors`): a
- * path parameter over the router's limit, or a percent-encoding that does not decode.
+ * path parameter over the router's limit, or a percent-encoding that does not
+ * decode. There is no route, so no Nest filter: the same writer answers it.
  */
 export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const code: ErrorCode =
-    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'uri_too_long' : error.code === 'FST_ERR_BAD_URL' ? 'bad_request' : 'internal_error';
-  const body = errorBody(code, MESSAGE_BY_CODE[code]);
-  void reply.code(body.status).send(body);
+  const refusal =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new UriTooLongError() : error.code === 'FST_ERR_BAD_URL' ? new MalformedRequestError('The request is malformed') : error;
+  sendError(reply, refusal);
 }
 
 /**

@@ -1,11 +1,12 @@
-import type { ErrorCode } from './error-code';
+import { VALIDATION_FAILED } from './error-code';
 
 /**
- * Base of the errors that services and domain objects throw. It carries a stable
- * code; the global filter alone decides what HTTP makes of it.
+ * Base of the errors that services and domain objects throw. It carries a
+ * stable code, declared with defineErrorCode; the global filter alone decides
+ * what HTTP makes of it.
  */
 export abstract class DomainError extends Error {
-  abstract readonly code: ErrorCode;
+  abstract readonly code: string;
 
   constructor(message: string) {
     super(message);
@@ -15,5 +16,5 @@ export abstract class DomainError extends Error {
 
 /** Input that breaks a rule of the interface: a field, a query parameter, a cursor. */
 export class InvalidInputError extends DomainError {
-  readonly code = 'validation_failed';
+  readonly code = VALIDATION_FAILED;
 }

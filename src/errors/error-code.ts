@@ -1,48 +1,61 @@
-/** Every `code` an Error body can carry, with the HTTP status it travels with. */
-export const ERROR_STATUS = {
-  validation_failed: 400,
-  bad_request: 400,
-  unauthorized: 401,
-  not_found: 404,
-  idempotency_key_in_use: 409,
-  payload_too_large: 413,
-  uri_too_long: 414,
-  unsupported_media_type: 415,
-  idempotency_key_reused: 422,
-  rate_limited: 429,
-  request_header_fields_too_large: 431,
-  api_key_banned: 429,
-  internal_error: 500,
-  service_unavailable: 503,
-} as const;
+/**
+ * Every `code` an Error body can carry. A module declares the codes of its own
+ * errors with defineErrorCode, beside those errors; this module declares the
+ * codes any HTTP request can meet whichever module it reaches. The API
+ * document's ErrorCode enum and the README's table are read from here.
+ */
+export interface ErrorCodeDefinition {
+  readonly code: string;
+  /** The HTTP status the code travels with. */
+  readonly status: number;
+  /** What the Error body says when nothing more precise is known (also the API document's example). */
+  readonly message: string;
+}
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+const definitions = new Map<string, ErrorCodeDefinition>();
 
-/** What an error body says when nothing more precise is known (the API document's examples too). */
-export const MESSAGE_BY_CODE: Record<ErrorCode, string> = {
-  validation_failed: 'Request is invalid',
-  bad_request: 'The request is malformed',
-  unauthorized: 'A valid API key is required: send Authorization: Bearer <key>',
-  not_found: 'Resource not found',
-  idempotency_key_in_use: 'A request with this Idempotency-Key is still being processed; retry later',
-  payload_too_large: 'Request body is too large',
-  uri_too_long: 'The request path is too long',
-  unsupported_media_type: 'Content-Type must be application/json',
-  idempotency_key_reused: 'This Idempotency-Key was already used with a different request body',
-  rate_limited: 'Rate limit exceeded; retry after the time given in Retry-After',
-  request_header_fields_too_large: 'The request headers are too large',
-  api_key_banned: 'API key temporarily banned for ignoring rate limits; retry after the time given in Retry-After',
-  internal_error: 'Internal server error',
-  service_unavailable: 'Service unavailable',
-};
+/** Declares a code once, with its status and default message, and returns it for an error class's `code`. */
+export function defineErrorCode<const C extends string>(code: C, status: number, message: string): C {
+  const existing = definitions.get(code);
+  if (existing && (existing.status !== status || existing.message !== message)) {
+    throw new Error(`Error code ${code} is declared twice, differently`);
+  }
+  definitions.set(code, { code, status, message });
+  return code;
+}
+
+export function errorCodeDefinition(code: string): ErrorCodeDefinition | undefined {
+  return definitions.get(code);
+}
+
+/** Every declared code, by status and then name, so documents derived from it do not depend on import order. */
+export function declaredErrorCodes(): ErrorCodeDefinition[] {
+  return [...definitions.values()].sort((a, b) => a.status - b.status || a.code.localeCompare(b.code));
+}
+
+// The codes of requests refused by HTTP itself or by the framework, before or outside any module's own rules.
+export const VALIDATION_FAILED = defineErrorCode('validation_failed', 400, 'Request is invalid');
+export const BAD_REQUEST = defineErrorCode('bad_request', 400, 'The request is malformed');
+export const UNAUTHORIZED = defineErrorCode('unauthorized', 401, 'A valid API key is required: send Authorization: Bearer <key>');
+export const NOT_FOUND = defineErrorCode('not_found', 404, 'Resource not found');
+export const PAYLOAD_TOO_LARGE = defineErrorCode('payload_too_large', 413, 'Request body is too large');
+export const URI_TOO_LONG = defineErrorCode('uri_too_long', 414, 'The request path is too long');
+export const UNSUPPORTED_MEDIA_TYPE = defineErrorCode('unsupported_media_type', 415, 'Content-Type must be application/json');
+export const RATE_LIMITED = defineErrorCode('rate_limited', 429, 'Rate limit exceeded; retry after the time given in Retry-After');
+export const REQUEST_HEADER_FIELDS_TOO_LARGE = defineErrorCode('request_header_fields_too_large', 431, 'The request headers are too large');
+export const INTERNAL_ERROR = defineErrorCode('internal_error', 500, 'Internal server error');
+export const SERVICE_UNAVAILABLE = defineErrorCode('service_unavailable', 503, 'Service unavailable');
 
 /** The one shape every error response has. */
 export interface ErrorBody {
-  code: ErrorCode;
+  code: string;
   message: string;
   status: number;
 }
 
-export function errorBody(code: ErrorCode, message: string): ErrorBody {
-  return { code, message, status: ERROR_STATUS[code] };
+/** The body for a declared code; without a message, the code's own. */
+export function errorBody(code: string, message?: string): ErrorBody {
+  const definition = definitions.get(code);
+  if (!definition) throw new Error(`Error code ${code} was never declared with defineErrorCode`);
+  return { code, message: message ?? definition.message, status: definition.status };
 }

@@ -1,11 +1,12 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { ERROR_STATUS, ErrorBody, ErrorCode } from './error-code';
+import { declaredErrorCodes, ErrorBody } from './error-code';
 
 /** The Error schema of the API document: the one body of every error response. */
 @ApiSchema({ name: 'Error', description: 'The body of every error response: exactly these three fields.' })
 export class ErrorResponse implements ErrorBody {
-  @ApiProperty({ enum: Object.keys(ERROR_STATUS), enumName: 'ErrorCode', description: 'Machine-readable error code' })
-  code: ErrorCode;
+  // The enum grows as modules declare their codes; the API document is built once all of them are loaded (see completeErrorCodes).
+  @ApiProperty({ enum: () => declaredErrorCodes().map(({ code }) => code), enumName: 'ErrorCode', description: 'Machine-readable error code' })
+  code: string;
 
   @ApiProperty({ description: 'Human-readable description' })
   message: string;

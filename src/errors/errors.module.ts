@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AllExceptionsFilter } from './all-exceptions.filter';
+import { UnknownRouteController } from './unknown-route.controller';
 
 @Module({
-  providers: [AllExceptionsFilter, { provide: APP_FILTER, useExisting: AllExceptionsFilter }],
-  exports: [AllExceptionsFilter],
+  controllers: [UnknownRouteController],
+  providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
 })
 export class ErrorsModule {}

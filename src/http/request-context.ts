@@ -1,46 +1,33 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { CallerLookup } from '../auth/application/caller-lookup';
-import type { Caller } from '../auth/domain/caller';
-import type { WindowSpec } from '../rate-limit/domain/rate-limit-store';
+import type { Caller, KeyCaller } from './caller';
 
-/**
- * What the rate-limit guard learnt of a request while @nestjs/throttler
- * resolved its windows: whom it counts against, and each window the route is
- * limited by (none when the route skips throttling).
- */
-export interface RateLimitNote {
-  tracker?: string;
-  /** The key banned for the request's rejections, when the tracker is its account. */
-  banSubject?: string;
-  readonly windows: WindowSpec[];
-}
-
-/**
- * The facts about one request that more than one guard or hook needs, kept in
- * one typed place for the life of the request.
- */
-export interface RequestContext {
-  /** The caller behind the Authorization header, looked up once (null: no valid key). */
-  caller?: Promise<Caller | null>;
-  /** Set when the rate-limit guard has seen the request, so that it is never counted twice. */
-  rateLimit?: RateLimitNote;
+/** The facts about one request that more than one step needs, kept in one typed place for the life of the request. */
+interface RequestContext {
+  caller?: Caller;
 }
 
 // Keyed weakly by the request, so a context lives exactly as long as its request.
 const contexts = new WeakMap<FastifyRequest, RequestContext>();
 
-export function requestContext(request: FastifyRequest): RequestContext {
-  let context = contexts.get(request);
-  if (context === undefined) {
-    context = {};
-    contexts.set(request, context);
-  }
-  return context;
+/** Called once per request, by the authentication step. */
+export function setCaller(request: FastifyRequest, caller: Caller): void {
+  const context = contexts.get(request);
+  if (context) context.caller = caller;
+  else contexts.set(request, { caller });
 }
 
-/** The caller of a request, looked up on first ask, however many guards and hooks ask. */
-export function callerOf(request: FastifyRequest, callers: CallerLookup): Promise<Caller | null> {
-  const context = requestContext(request);
-  context.caller ??= callers.callerFor(request.headers.authorization);
-  return context.caller;
+/** The caller of a request; every step after authentication may ask. */
+export function callerOf(request: FastifyRequest): Caller {
+  const caller = contexts.get(request)?.caller;
+  if (!caller) throw new Error('callerOf() asked before the authentication guard ran');
+  return caller;
 }
+
+/**
+ * The caller as a handler parameter: `@CurrentCaller() caller: KeyCaller`. On
+ * a route that is not @Public() the access guard has let only key callers in.
+ */
+export const CurrentCaller = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Caller | KeyCaller => callerOf(context.switchToHttp().getRequest<FastifyRequest>()),
+);

@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
 import { InvalidInputError } from '../errors/domain-error';
+import { RefusedBody } from './json-body';
 
 /** 2^53 - 1: the largest integer every JSON client reads exactly. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -98,12 +99,14 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
 
 class StrictValidationPipe extends ValidationPipe {
   /**
-   * A request body must be a JSON object (not absent, not null, not an array or
+   * A body refused while it was read is raised here, after the guards. A
+   * request body must be a JSON object (not absent, not null, not an array or
    * a scalar), whatever its route declares; class-transformer would otherwise
    * turn such a body into an empty DTO.
    */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
+      if (value instanceof RefusedBody) throw value.error;
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new InvalidInputError('Request body must be a JSON object');
       }

@@ -1,9 +1,11 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { SkipThrottle } from '@nestjs/throttler';
+import { Public } from '../http/public.decorator';
 import { notReadyMessage, ServiceUnavailableError } from './readiness';
 import { ReadinessService } from './readiness.service';
 
 /** Probes for orchestrators and load balancers: outside /v1, no key, never cached. */
+@Public()
 @SkipThrottle()
 @Controller()
 export class HealthController {

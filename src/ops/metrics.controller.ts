@@ -1,9 +1,11 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { SkipThrottle } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
+import { Public } from '../http/public.decorator';
 import { OpsMetrics } from './metrics';
 
 /** Prometheus scrapes each replica here (text exposition format); no key, outside /v1. */
+@Public()
 @SkipThrottle()
 @Controller()
 export class MetricsController {

@@ -3,11 +3,11 @@ import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoInstance } from 'pino';
 import { AppConfig } from '../config/app-config';
-import { errorBody } from '../errors/error-code';
-import { errorCodeSentOn } from '../errors/sent-error-code';
+import { sendError } from '../errors/all-exceptions.filter';
 import { hookList } from '../http/route-hooks';
 import { logRequest, ROOT_LOGGER } from './logging';
 import { OpsMetrics } from './metrics';
+import { ServiceUnavailableError } from './readiness';
 import { RouteRequests } from './request-metrics';
 import { RequestDrain } from './request-drain';
 import { REQUEST_ID_HEADER } from './request-id';
@@ -43,7 +43,6 @@ export function configureOperations(app: NestFastifyApplication): void {
       const status = reply.statusCode;
       logRequest(rootLogger, request, requests.route, status, reply.elapsedTime);
       requests.observe(request.method, status, reply.elapsedTime / 1000);
-      if (status === 429) metrics.countRejection(errorCodeSentOn(reply));
       done();
     };
   fastify.addHook('onRoute', (route) => {
@@ -64,7 +63,7 @@ export function configureOperations(app: NestFastifyApplication): void {
         reply.raw.once('close', () => drain.release());
         return done();
       }
-      reply.code(503).header('Connection', 'close').send(errorBody('service_unavailable', 'The service is shutting down'));
+      sendError(reply.header('connection', 'close'), new ServiceUnavailableError('The service is shutting down'));
     });
     instance.addHook('onResponse', function (request, reply, done) {
       if (request.is404) return observeUnmatched.call(this, request, reply, done);

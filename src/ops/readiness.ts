@@ -1,4 +1,5 @@
 import { DomainError } from '../errors/domain-error';
+import { SERVICE_UNAVAILABLE } from '../errors/error-code';
 
 /** Something the service needs in order to serve traffic: the database, Redis, ... */
 export interface ReadinessCheck {
@@ -26,7 +27,7 @@ export interface CheckOutcome {
 
 /** The service cannot serve traffic right now; the message names what is down and nothing else. */
 export class ServiceUnavailableError extends DomainError {
-  readonly code = 'service_unavailable';
+  readonly code = SERVICE_UNAVAILABLE;
 }
 
 /** Runs every check at once; a check that has not answered within `timeoutMs` counts as down. */

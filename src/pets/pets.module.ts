@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthModule } from '../auth/auth.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { PetsService } from './application/pets.service';
 import { PetRepository } from './domain/pet.repository';
@@ -8,9 +7,8 @@ import { PetsController } from './http/pets.controller';
 import { PetOrmEntity } from './infrastructure/pet.orm-entity';
 import { TypeOrmPetRepository } from './infrastructure/typeorm-pet.repository';
 
-/** The deprecation headers of getPet are a Fastify hook, registered by configureApp (see deprecation-headers.hook.ts). */
 @Module({
-  imports: [TypeOrmModule.forFeature([PetOrmEntity]), AuthModule, IdempotencyModule],
+  imports: [TypeOrmModule.forFeature([PetOrmEntity]), IdempotencyModule],
   controllers: [PetsController],
   providers: [PetsService, { provide: PetRepository, useClass: TypeOrmPetRepository }],
 })

@@ -1,18 +1,16 @@
 import { Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
-import { AuthModule } from '../auth/auth.module';
-import { CallerLookup } from '../auth/application/caller-lookup';
+import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
+import { callerOf } from '../http/request-context';
 import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
 import { PLAN_WINDOWS, RateLimiter } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
-import { PlanThrottlerStorage } from './http/plan-throttler.storage';
-import { limitsOf } from './http/rate-limited-caller';
 import { ClosableRateLimitStore, createRateLimitStore } from './infrastructure/create-rate-limit-store';
 import { RedisRateLimitStore } from './infrastructure/redis-rate-limit.store';
 
-/** The counters (memory or Redis), the limiter that judges against them, and the throttler's storage over it. */
+/** The counters (memory or Redis) and the limiter that judges against them, which is the throttler's storage. */
 @Module({
   providers: [
     {
@@ -28,9 +26,8 @@ import { RedisRateLimitStore } from './infrastructure/redis-rate-limit.store';
         store instanceof RedisRateLimitStore ? [{ name: config.redisClusterNodes ? 'redis-cluster' : 'redis', check: () => store.ping() }] : [],
     },
     RateLimiter,
-    PlanThrottlerStorage,
   ],
-  exports: [RateLimiter, PlanThrottlerStorage],
+  exports: [RateLimiter],
 })
 class RateLimitCountersModule implements OnApplicationShutdown {
   constructor(@Inject(RateLimitStore) private readonly store: ClosableRateLimitStore) {}
@@ -42,25 +39,22 @@ class RateLimitCountersModule implements OnApplicationShutdown {
 
 /**
  * Plan-aware rate limits on @nestjs/throttler: two named throttlers whose
- * limit is the caller's plan's (the Free plan's without a valid key), our
- * storage, and PlanThrottlerGuard, which AppModule registers as the first
- * global guard. Requests no guard sees are counted by
- * registerUnguardedRequestLimits (see configureApp).
+ * limit is the caller's (its plan's, or the anonymous limits), our limiter as
+ * the storage, and PlanThrottlerGuard, which AppModule registers as the second global guard.
  */
 @Module({
   imports: [
-    AuthModule,
     RateLimitCountersModule,
     ThrottlerModule.forRootAsync({
-      imports: [AuthModule, RateLimitCountersModule],
-      inject: [CallerLookup, PlanThrottlerStorage],
-      useFactory: (callers: CallerLookup, storage: PlanThrottlerStorage): ThrottlerModuleOptions => ({
+      imports: [RateLimitCountersModule],
+      inject: [RateLimiter],
+      useFactory: (limiter: RateLimiter): ThrottlerModuleOptions => ({
         throttlers: PLAN_WINDOWS.map(({ name, durationMs, limitOf }) => ({
           name,
           ttl: durationMs,
-          limit: async (context) => limitOf(await limitsOf(context.switchToHttp().getRequest(), callers)),
+          limit: (context) => limitOf(callerOf(context.switchToHttp().getRequest<FastifyRequest>()).limits),
         })),
-        storage,
+        storage: limiter,
         setHeaders: false,
       }),
     }),

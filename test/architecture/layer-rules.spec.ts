@@ -47,6 +47,11 @@ const LEGAL_TREE = {
   'src/pets/http/pets.controller.ts':
     "import type { FastifyRequest } from 'fastify';\nimport { PetsService } from '../application/pets.service';\nexport type Req = FastifyRequest;\nexport const service = PetsService;\n",
   'src/auth/application/keys.service.ts': "import { PetsService } from '../../pets/application/pets.service';\nexport const other = PetsService;\n",
+  'src/http/caller.ts': 'export interface Caller { readonly keyId: number }\n',
+  'src/idempotency/http/idempotent.decorator.ts': 'export const Idempotent = () => () => undefined;\n',
+  'src/pets/http/pets-routes.ts':
+    "import { Idempotent } from '../../idempotency/http/idempotent.decorator';\nimport type { Caller } from '../../http/caller';\nexport const x = Idempotent;\nexport type C = Caller;\n",
+  'src/rate-limit/http/tracker.ts': "import type { Caller } from '../../http/caller';\nexport const trackerOf = (caller: Caller) => `key:${caller.keyId}`;\n",
 };
 
 describe('the layer rules (.dependency-cruiser.js)', () => {
@@ -105,6 +110,24 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
         'config-and-errors-import-no-feature: src/config/bad.ts -> src/pets/application/pets.service.ts',
         'config-and-errors-import-no-feature: src/errors/bad.ts -> src/pets/domain/pet.ts',
       ],
+    ],
+    [
+      "a module that reaches into another's http for anything but a route decorator",
+      { 'src/pets/http/bad.ts': "import { IdempotencyInterceptor } from '../../idempotency/http/idempotency.interceptor';\nexport const x = IdempotencyInterceptor;\n", 'src/idempotency/http/idempotency.interceptor.ts': 'export class IdempotencyInterceptor {}\n' },
+      ['modules-meet-through-their-exports: src/pets/http/bad.ts -> src/idempotency/http/idempotency.interceptor.ts'],
+    ],
+    [
+      'the shared request kernel (src/http) importing a feature module',
+      { 'src/http/bad.ts': "import { PetsService } from '../pets/application/pets.service';\nexport const x = PetsService;\n" },
+      ['http-kernel-imports-no-feature: src/http/bad.ts -> src/pets/application/pets.service.ts'],
+    ],
+    [
+      'rate limits that ask auth for the caller',
+      {
+        'src/auth/application/authentication.service.ts': 'export class AuthenticationService {}\n',
+        'src/rate-limit/http/bad.ts': "import { AuthenticationService } from '../../auth/application/authentication.service';\nexport const x = AuthenticationService;\n",
+      },
+      ['rate-limits-know-no-auth: src/rate-limit/http/bad.ts -> src/auth/application/authentication.service.ts'],
     ],
     [
       'two files that import each other',

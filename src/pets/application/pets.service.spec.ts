@@ -1,4 +1,5 @@
 import { Test } from '@nestjs/testing';
+import { OpsMetrics } from '../../ops/metrics';
 import { Pet } from '../domain/pet';
 import { PetNotFoundError } from '../domain/pet.errors';
 import { PetPageQuery, PetRepository } from '../domain/pet.repository';
@@ -24,10 +25,12 @@ class InMemoryPetRepository extends PetRepository {
 
 describe('PetsService', () => {
   let service: PetsService;
+  const metrics = { countPetCreated: jest.fn() };
 
   beforeEach(async () => {
+    metrics.countPetCreated.mockReset();
     const moduleRef = await Test.createTestingModule({
-      providers: [PetsService, { provide: PetRepository, useValue: new InMemoryPetRepository() }],
+      providers: [PetsService, { provide: PetRepository, useValue: new InMemoryPetRepository() }, { provide: OpsMetrics, useValue: metrics }],
     }).compile();
     service = moduleRef.get(PetsService);
   });
@@ -39,6 +42,14 @@ describe('PetsService', () => {
       categoryId: 1,
       status: 'available',
     });
+  });
+
+  it('counts a created pet in pets_created_total once it is stored, and nothing when the store fails', async () => {
+    await service.create({ name: 'Rex', categoryId: 1 });
+    expect(metrics.countPetCreated).toHaveBeenCalledTimes(1);
+    const failing = new PetsService({ create: () => Promise.reject(new Error('store down')) } as unknown as PetRepository, metrics as unknown as OpsMetrics);
+    await expect(failing.create({ name: 'Rex', categoryId: 1 })).rejects.toThrow('store down');
+    expect(metrics.countPetCreated).toHaveBeenCalledTimes(1);
   });
 
   it('keeps a given status', async () => {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { OpsMetrics } from '../../ops/metrics';
 import { NewPet, Pet, preparePet } from '../domain/pet';
 import { PetNotFoundError } from '../domain/pet.errors';
 import { PetRepository } from '../domain/pet.repository';
@@ -12,10 +13,15 @@ export interface PetPage {
 
 @Injectable()
 export class PetsService {
-  constructor(private readonly pets: PetRepository) {}
+  constructor(
+    private readonly pets: PetRepository,
+    private readonly metrics: OpsMetrics,
+  ) {}
 
-  create(input: NewPet): Promise<Pet> {
-    return this.pets.create(preparePet(input));
+  async create(input: NewPet): Promise<Pet> {
+    const pet = await this.pets.create(preparePet(input));
+    this.metrics.countPetCreated();
+    return pet;
   }
 
   async get(id: number): Promise<Pet> {

@@ -1,23 +1,42 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags, type HeadersObject } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
-import { CallerLookup } from '../../auth/application/caller-lookup';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
-import { callerOf } from '../../http/request-context';
-import { IdempotencyService } from '../../idempotency/application/idempotency.service';
+import { Deprecated, sunsetDate } from '../../http/deprecation';
 import { requestOrigin } from '../../http/request-origin';
 import { ParseIdPipe } from '../../http/validation';
-import { OpsMetrics } from '../../ops/metrics';
+import { Idempotent } from '../../idempotency/http/idempotent.decorator';
 import { PetsService } from '../application/pets.service';
 import { Pet } from '../domain/pet';
 import { CreatePetDto } from './dto/create-pet.dto';
 import { ListPetsQueryDto } from './dto/list-pets.query.dto';
 import { ID_SCHEMA, PetResponseDto } from './dto/pet.response.dto';
-import { DEPRECATION_RESPONSE_HEADERS, GET_PET_SUNSET } from './deprecation-headers.hook';
 import { decodeCursor, encodeCursor } from './pet-cursor';
 
-const IDEMPOTENCY_KEY = 'Idempotency-Key';
+/** `GET /v1/pets/{petId}` goes away on 5 December 2030; `GET /v1/pets` with `status` replaces it. */
+const GET_PET_DEPRECATION = { since: '2026-11-21', sunset: '2030-12-05', successor: '/v1/pets' } as const;
+const GET_PET_SUNSET = sunsetDate(GET_PET_DEPRECATION);
+
+/** The deprecation headers, as the API document describes them on every response of `getPet`. */
+const DEPRECATION_RESPONSE_HEADERS: HeadersObject = {
+  Deprecation: {
+    required: true,
+    description: 'RFC 9745: when the operation was deprecated, as `@<Unix seconds>`',
+    schema: { type: 'string', pattern: '^@\\d+$', example: '@1763683200' },
+  },
+  Sunset: {
+    required: true,
+    description: 'RFC 8594: the operation is removed at this time',
+    schema: { type: 'string', enum: [GET_PET_SUNSET] },
+  },
+  Link: {
+    required: true,
+    description: 'RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`)',
+    schema: { type: 'string', pattern: '^<[^>]+/v1/pets>; rel="successor-version"$' },
+  },
+};
+
 const REPLAYED_HEADERS = {
   'Idempotent-Replayed': {
     description: 'Present, `true`, when this is the stored answer to an earlier request with the same `Idempotency-Key` and body',
@@ -39,9 +58,6 @@ export class PetsController {
   constructor(
     private readonly pets: PetsService,
     private readonly config: AppConfig,
-    private readonly metrics: OpsMetrics,
-    private readonly idempotency: IdempotencyService,
-    private readonly callers: CallerLookup,
   ) {}
 
   @Get()
@@ -74,36 +90,17 @@ export class PetsController {
       'The body is a JSON object sent as `application/json`; unknown fields are refused. `status` defaults to `available`. ' +
       'With an `Idempotency-Key`, a retry with the same key and body within `IDEMPOTENCY_TTL_SECONDS` gets the first answer again instead of a second pet.',
   })
-  @ApiHeader({
-    name: IDEMPOTENCY_KEY,
-    required: false,
-    description: 'Makes the create safe to retry; scoped to the API key. 1 to 255 printable ASCII characters, e.g. a UUID.',
-    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
-  })
+  @Idempotent()
   @ApiStandardResponses({
     success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto, headers: REPLAYED_HEADERS },
     errors: [409, 413, 415, 422],
   })
-  async createPet(
-    @Body() body: CreatePetDto,
-    @Headers(IDEMPOTENCY_KEY.toLowerCase()) idempotencyKey: string | undefined,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<Pet> {
-    // The auth guard let the request in, so it has a caller; its key scopes the Idempotency-Key.
-    const caller = (await callerOf(request, this.callers))!;
-    const outcome = await this.idempotency.perform({ apiKeyId: caller.keyId, key: idempotencyKey, payload: request.body }, async () => {
-      const pet = await this.pets.create(body);
-      this.metrics.countPetCreated();
-      return { status: 201, body: pet };
-    });
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    reply.status(outcome.status);
-    return outcome.body;
+  createPet(@Body() body: CreatePetDto): Promise<Pet> {
+    return this.pets.create(body);
   }
 
-  /** Deprecated: its headers come from an onRequest hook (deprecation-headers.hook.ts), so errors carry them too. */
   @Get(':petId')
+  @Deprecated(GET_PET_DEPRECATION)
   @ApiOperation({
     operationId: 'getPet',
     summary: 'Get a pet',

@@ -1,20 +1,19 @@
 import { FakeClock } from '../../../test/support/fake-clock';
-import { MINUTE, T0 } from '../../../test/support/rate-limit-fixtures';
+import { MINUTE, planWindows, T0 } from '../../../test/support/rate-limit-fixtures';
 import { loadConfig } from '../../config/app-config';
-import { PlanThrottlerStorage } from '../http/plan-throttler.storage';
 import { MemoryRateLimitStore } from '../infrastructure/memory-rate-limit.store';
-import { planWindows, RateLimiter } from './rate-limiter';
+import { PLAN_WINDOWS, RateLimiter } from './rate-limiter';
 
 function setUp() {
   const clock = new FakeClock(T0);
   const limiter = new RateLimiter(new MemoryRateLimitStore(), clock, loadConfig({ BAN_AFTER_REJECTIONS: '1', BAN_SECONDS: '120' }));
-  return { clock, limiter, storage: new PlanThrottlerStorage(limiter, clock) };
+  return { clock, limiter };
 }
 
 describe('RateLimiter', () => {
   it("judges a tracker's windows together on the injected clock, with the configured ban", async () => {
     const { clock, limiter } = setUp();
-    const windows = planWindows({ perMinute: 1, perDay: 100 });
+    const windows = planWindows(1, 100);
     await expect(limiter.consume('key:1', windows)).resolves.toMatchObject({ allowed: true, binding: { name: 'minute', resetAtMs: T0 + MINUTE } });
     await expect(limiter.consume('key:1', windows)).resolves.toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 60 });
     clock.advance(1_000);
@@ -22,26 +21,22 @@ describe('RateLimiter', () => {
     await expect(limiter.consume('key:2', windows)).resolves.toMatchObject({ allowed: true });
   });
 
-  it('gives every plan a minute and a day window', () => {
-    expect(planWindows({ perMinute: 5, perDay: 8 })).toEqual([
-      { name: 'minute', durationMs: 60_000, limit: 5 },
-      { name: 'day', durationMs: 86_400_000, limit: 8 },
-    ]);
+  it('gives every plan a minute and a day window, by the throttler names', () => {
+    const limits = { perMinute: 5, perDay: 8 };
+    expect(PLAN_WINDOWS.map(({ name, durationMs, limitOf }) => ({ name, durationMs, limit: limitOf(limits) }))).toEqual(planWindows(5, 8));
   });
-});
 
-describe('PlanThrottlerStorage', () => {
   it("answers the library's one-window increment in the library's terms", async () => {
-    const { clock, storage } = setUp();
-    await expect(storage.increment('ip:a', MINUTE, 2, MINUTE, 'minute')).resolves.toEqual({
+    const { clock, limiter } = setUp();
+    await expect(limiter.increment('ip:a', MINUTE, 2, MINUTE, 'minute')).resolves.toEqual({
       totalHits: 1,
       timeToExpire: 60,
       isBlocked: false,
       timeToBlockExpire: 0,
     });
     clock.advance(10_000);
-    await storage.increment('ip:a', MINUTE, 2, MINUTE, 'minute');
-    await expect(storage.increment('ip:a', MINUTE, 2, MINUTE, 'minute')).resolves.toEqual({
+    await limiter.increment('ip:a', MINUTE, 2, MINUTE, 'minute');
+    await expect(limiter.increment('ip:a', MINUTE, 2, MINUTE, 'minute')).resolves.toEqual({
       totalHits: 3,
       timeToExpire: 50,
       isBlocked: true,

@@ -1,27 +1,33 @@
 import { Injectable } from '@nestjs/common';
-import type { PlanLimits } from '../../auth/domain/plan';
+import type { ThrottlerStorage } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
 import { BanPolicy, RateLimitDecision, RateLimitStore, WindowSpec } from '../domain/rate-limit-store';
 
-/** The two windows of every plan, by the names the throttler gives them. */
-export const PLAN_WINDOWS = [
-  { name: 'minute', durationMs: 60_000, limitOf: (limits: PlanLimits) => limits.perMinute },
-  { name: 'day', durationMs: 86_400_000, limitOf: (limits: PlanLimits) => limits.perDay },
-] as const;
+/** What the library's storage answers for one window (the package does not export the type by name). */
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
-/** A plan's windows as the store counts them. */
-export function planWindows(limits: PlanLimits): WindowSpec[] {
-  return PLAN_WINDOWS.map(({ name, durationMs, limitOf }) => ({ name, durationMs, limit: limitOf(limits) }));
+/** The limits of a plan, as a caller carries them. */
+export interface WindowLimits {
+  readonly perMinute: number;
+  readonly perDay: number;
 }
 
+/** The two windows of every plan, by the names the throttler gives them. */
+export const PLAN_WINDOWS = [
+  { name: 'minute', durationMs: 60_000, limitOf: (limits: WindowLimits) => limits.perMinute },
+  { name: 'day', durationMs: 86_400_000, limitOf: (limits: WindowLimits) => limits.perDay },
+] as const;
+
 /**
- * Judges one request of a tracker (a key, an address) against its windows,
- * all at once: it is counted in every window or, refused, in none. The ban
- * policy comes from configuration and the time from the injected clock.
+ * @nestjs/throttler's storage: judges one request of a tracker (an account,
+ * an address) against all its windows at once, on the injected clock with the
+ * configured ban. The plan guard calls `consume`, which counts the request in
+ * every window or, refused, in none; `increment` is the library's own
+ * one-window call, answered in its terms.
  */
 @Injectable()
-export class RateLimiter {
+export class RateLimiter implements ThrottlerStorage {
   private readonly banPolicy: BanPolicy;
 
   constructor(
@@ -35,5 +41,16 @@ export class RateLimiter {
   /** With a `banSubject`, the tracker's windows are shared and the ban is the subject's alone. */
   consume(tracker: string, windows: readonly WindowSpec[], banSubject?: string): Promise<RateLimitDecision> {
     return this.store.consume(tracker, windows, this.banPolicy, this.clock.now(), banSubject);
+  }
+
+  async increment(key: string, ttl: number, limit: number, _blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+    const decision = await this.consume(key, [{ name: throttlerName, limit, durationMs: ttl }]);
+    const { binding } = decision;
+    return {
+      totalHits: decision.allowed ? limit - binding.remaining : limit + 1,
+      timeToExpire: Math.max(0, Math.ceil((binding.resetAtMs - decision.atMs) / 1000)),
+      isBlocked: !decision.allowed,
+      timeToBlockExpire: decision.retryAfterSeconds,
+    };
   }
 }

@@ -1,5 +1,11 @@
 import { DomainError } from '../../errors/domain-error';
-import type { RateLimitDecision } from './rate-limit-store';
+import { defineErrorCode, RATE_LIMITED } from '../../errors/error-code';
+
+export const API_KEY_BANNED = defineErrorCode(
+  'api_key_banned',
+  429,
+  'API key temporarily banned for ignoring rate limits; retry after the time given in Retry-After',
+);
 
 /** A rejection that tells the client when to come back. */
 export abstract class RateLimitRejection extends DomainError {
@@ -12,7 +18,7 @@ export abstract class RateLimitRejection extends DomainError {
 }
 
 export class RateLimitedError extends RateLimitRejection {
-  readonly code = 'rate_limited';
+  readonly code = RATE_LIMITED;
 
   constructor(retryAfterSeconds: number) {
     super(`Rate limit exceeded; retry after ${retryAfterSeconds} s (Retry-After)`, retryAfterSeconds);
@@ -20,16 +26,9 @@ export class RateLimitedError extends RateLimitRejection {
 }
 
 export class ApiKeyBannedError extends RateLimitRejection {
-  readonly code = 'api_key_banned';
+  readonly code = API_KEY_BANNED;
 
   constructor(retryAfterSeconds: number) {
     super(`Temporarily banned for sending while rate limited; retry after ${retryAfterSeconds} s (Retry-After)`, retryAfterSeconds);
   }
-}
-
-/** The error a refused request is answered with; undefined when the request was accepted. */
-export function rejectionFor(decision: RateLimitDecision): RateLimitRejection | undefined {
-  if (decision.banned) return new ApiKeyBannedError(decision.retryAfterSeconds);
-  if (!decision.allowed) return new RateLimitedError(decision.retryAfterSeconds);
-  return undefined;
 }

@@ -11,60 +11,63 @@ import {
 // The metadata keys of @Throttle() and @SkipThrottle(), which the package does not re-export from its index.
 import { THROTTLER_LIMIT, THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CallerLookup } from '../../auth/application/caller-lookup';
-import { RateLimitNote, requestContext } from '../../http/request-context';
-import type { RateLimitDecision } from '../domain/rate-limit-store';
-import { ApiKeyBannedError, RateLimitedError } from '../domain/rate-limit.errors';
-import { PlanThrottlerStorage } from './plan-throttler.storage';
+import { callerOf } from '../../http/request-context';
+import { OpsMetrics } from '../../ops/metrics';
+import { RateLimiter } from '../application/rate-limiter';
+import type { RateLimitDecision, WindowSpec } from '../domain/rate-limit-store';
+import { ApiKeyBannedError, RateLimitedError, RateLimitRejection } from '../domain/rate-limit.errors';
 import { writeRateLimitHeaders } from './rate-limit-headers';
-import { routeBucket } from './route-bucket';
 import { banSubjectOf, trackerOf } from './rate-limited-caller';
+import { routeBucket } from './route-bucket';
 
-/** The library's detail of a refusal, saying which of our two refusals it is. */
+/** The library's detail of a refusal, carrying the error we answer it with. */
 interface PlanLimitDetail extends ThrottlerLimitDetail {
-  readonly banned: boolean;
+  readonly rejection: RateLimitRejection;
 }
 
 /**
- * @nestjs/throttler's guard for the specification's plans, through the
- * library's own hooks:
+ * @nestjs/throttler's guard for the specification's plans, the second global
+ * guard: it counts every request against the caller the authentication
+ * guard found (trackerOf: the key's account, or the client address; the ban
+ * is the key's own). Through the library's own hooks:
  * - `shouldSkip`: a bare @SkipThrottle() skips every window (the library reads
  *   it as the `default` throttler's, and ours are named);
- * - `getTracker`: the caller, `account:<id>` for a valid key (whose own
- *   `key:<id>` bears the ban), else `ip:<address>`;
  * - `generateKey`: the window's bucket in the caller's record, without the
  *   route, so a caller has one quota across the API; a route with its own
  *   @Throttle for a window gets its own bucket for that window;
  * - `handleRequest`: notes each window the library resolved for the route
- *   (plan limits, @Throttle, @SkipThrottle), which `canActivate` then judges
- *   in one storage step;
+ *   (plan limits, @Throttle), which `canActivate` then judges in one storage step;
  * - `throwThrottlingException`: our domain errors, not ThrottlerException.
  * The library's own headers are off (`setHeaders: false`); the
  * specification's are written by writeRateLimitHeaders.
  */
 @Injectable()
 export class PlanThrottlerGuard extends ThrottlerGuard {
+  /** The windows the library resolved for each request in flight, between handleRequest and canActivate. */
+  private readonly windowsOf = new WeakMap<FastifyRequest, WindowSpec[]>();
+
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
-    @InjectThrottlerStorage() private readonly plans: PlanThrottlerStorage,
+    @InjectThrottlerStorage() private readonly limiter: RateLimiter,
     reflector: Reflector,
-    private readonly callers: CallerLookup,
+    private readonly metrics: OpsMetrics,
   ) {
-    super(options, plans, reflector);
+    super(options, limiter, reflector);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
-    const note: RateLimitNote = { windows: [] };
-    requestContext(http.getRequest<FastifyRequest>()).rateLimit = note;
+    const request = http.getRequest<FastifyRequest>();
+    const windows: WindowSpec[] = [];
+    this.windowsOf.set(request, windows);
     // The library resolves every window before we judge any: judged one at a time, a request
     // could count in the minute window that the day window then refuses.
     await super.canActivate(context);
-    if (note.tracker === undefined || note.windows.length === 0) return true;
-    note.banSubject = await banSubjectOf(http.getRequest<FastifyRequest>(), this.callers);
-    const decision = await this.plans.consume(note.tracker, note.windows, note.banSubject);
+    if (windows.length === 0) return true;
+    const caller = callerOf(request);
+    const decision = await this.limiter.consume(trackerOf(caller), windows, banSubjectOf(caller));
     writeRateLimitHeaders(http.getResponse<FastifyReply>(), decision);
-    if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(note, decision));
+    if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(trackerOf(caller), windows, decision));
     return true;
   }
 
@@ -72,41 +75,36 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     return this.reflector.getAllAndOverride<boolean>(`${THROTTLER_SKIP}default`, [context.getHandler(), context.getClass()]) === true;
   }
 
-  protected override getTracker(request: Record<string, unknown>): Promise<string> {
-    return trackerOf(request as unknown as FastifyRequest, this.callers);
-  }
-
   protected override generateKey(context: ExecutionContext, _tracker: string, name: string): string {
     const ownLimit = this.reflector.getAllAndOverride<unknown>(THROTTLER_LIMIT + name, [context.getHandler(), context.getClass()]);
     return ownLimit === undefined ? name : routeBucket(name, context.getClass().name, context.getHandler().name);
   }
 
-  protected override async handleRequest({ context, limit, ttl, throttler, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+  protected override async handleRequest({ context, limit, ttl, throttler }: ThrottlerRequest): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const note = requestContext(request).rateLimit as RateLimitNote;
-    note.tracker ??= await getTracker(request, context);
-    note.windows.push({ name: generateKey(context, note.tracker, throttler.name as string), limit, durationMs: ttl });
+    this.windowsOf.get(request)?.push({ name: this.generateKey(context, '', throttler.name as string), limit, durationMs: ttl });
     return true;
   }
 
   protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
-    const { banned, timeToBlockExpire } = detail as PlanLimitDetail;
-    throw banned ? new ApiKeyBannedError(timeToBlockExpire) : new RateLimitedError(timeToBlockExpire);
+    const { rejection } = detail as PlanLimitDetail;
+    this.metrics.countRejection(rejection.code);
+    throw rejection;
   }
 }
 
 /** A refusal in the library's terms; the binding window is the one the client sees in the headers. */
-function refusalDetail(note: RateLimitNote, decision: RateLimitDecision): PlanLimitDetail {
+function refusalDetail(tracker: string, windows: readonly WindowSpec[], decision: RateLimitDecision): PlanLimitDetail {
   const { binding, retryAfterSeconds } = decision;
   return {
-    tracker: note.tracker as string,
+    tracker,
     key: binding.name,
     limit: binding.limit,
-    ttl: note.windows.find((window) => window.name === binding.name)?.durationMs ?? 0,
+    ttl: windows.find((window) => window.name === binding.name)?.durationMs ?? 0,
     totalHits: binding.limit - binding.remaining + 1,
     timeToExpire: retryAfterSeconds,
     isBlocked: true,
     timeToBlockExpire: retryAfterSeconds,
-    banned: decision.banned,
+    rejection: decision.banned ? new ApiKeyBannedError(retryAfterSeconds) : new RateLimitedError(retryAfterSeconds),
   };
 }
