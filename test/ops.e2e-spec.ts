@@ -98,6 +98,32 @@ describeOnStore('operational endpoints', () => {
       expect(after).not.toContain('path-1');
     });
 
+    it('counts unknown /v1 addresses under the catch-all route template', async () => {
+      const series = 'http_requests_total{method="GET",route="/v1/*",status="404"}';
+      const before = sample(await metricsText(), series);
+      await testApp.client.get('/v1/no/such/path-1');
+      await anonymous.get('/v1/no-such-path-2');
+      const after = await metricsText();
+      expect(sample(after, series)).toBe(before + 2);
+      expect(after).not.toContain('path-1');
+    });
+
+    it('counts each 429 by its code, rate_limited or api_key_banned', async () => {
+      const limited = await createTestApp({ env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":1,"perDay":100}}', BAN_AFTER_REJECTIONS: '1' } });
+      try {
+        const { secret } = await limited.createKey({ plan: 'free' });
+        const client = limited.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
+        const codes = [];
+        for (let i = 0; i < 4; i++) codes.push(((await client.get('/v1/pets')).body as { code?: string }).code);
+        expect(codes).toEqual([undefined, 'rate_limited', 'api_key_banned', 'api_key_banned']);
+        const text = (await limited.anonymous.get('/metrics')).text;
+        expect(sample(text, 'rate_limit_rejections_total{code="rate_limited"}')).toBe(1);
+        expect(sample(text, 'rate_limit_rejections_total{code="api_key_banned"}')).toBe(2);
+      } finally {
+        await limited.close();
+      }
+    });
+
     it('counts created pets in pets_created_total, and rejected creates nowhere', async () => {
       const before = sample(await metricsText(), 'pets_created_total');
       expect((await testApp.client.post('/v1/pets', { name: 'Rex', categoryId: 1 })).status).toBe(201);

@@ -191,7 +191,7 @@ describeOnStore('pets API', () => {
 
   describe('GET /v1/pets/{petId} (deprecated)', () => {
     function expectDeprecationHeaders(response: ApiResponse): void {
-      expect(response.headers.deprecation).toBe(`@${testApp.config.deprecatedAt}`);
+      expect(response.headers.deprecation).toBe(`@${Date.UTC(2026, 10, 21) / 1000}`);
       expect(response.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
       expect(response.headers.link).toMatch(/^<http:\/\/localhost(:\d+)?\/v1\/pets>; rel="successor-version"$/);
     }

@@ -64,8 +64,6 @@ class EnvironmentVariables {
   @Transform(toInt) @IsIntBetween(1) BAN_SECONDS = 900;
   @IsIn(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
   @Transform(toInt) @IsIntBetween(1024) BODY_LIMIT_BYTES = 16_384;
-  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'DEPRECATION_DATE must be a date YYYY-MM-DD' })
-  DEPRECATION_DATE = '2026-11-21';
   @Transform(toBool) @IsBoolean() TRUST_PROXY = false;
   @Transform(toBool) @IsBoolean() ALLOW_SQLITE_IN_PRODUCTION = false;
   @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
@@ -125,8 +123,6 @@ export interface AppConfig {
   readonly banSeconds: number;
   readonly logLevel: LogLevel;
   readonly bodyLimitBytes: number;
-  /** When `getPet` was deprecated, as Unix seconds (RFC 9745 `Deprecation: @<seconds>`). */
-  readonly deprecatedAt: number;
   readonly trustProxy: boolean;
   readonly allowSqliteInProduction: boolean;
   readonly corsOrigins: readonly string[];
@@ -172,7 +168,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     banSeconds: vars.BAN_SECONDS,
     logLevel: vars.LOG_LEVEL,
     bodyLimitBytes: vars.BODY_LIMIT_BYTES,
-    deprecatedAt: Date.parse(`${vars.DEPRECATION_DATE}T00:00:00Z`) / 1000,
     trustProxy: vars.TRUST_PROXY,
     allowSqliteInProduction: vars.ALLOW_SQLITE_IN_PRODUCTION,
     corsOrigins: vars.CORS_ORIGINS,

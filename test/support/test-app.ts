@@ -32,13 +32,15 @@ export interface TestAppOptions {
   overrides?: ReadonlyArray<{ provide: unknown; useValue: unknown }>;
   /** Controllers added beside AppModule's, as a module the team adds later would bring them. */
   controllers?: Type[];
+  /** Modules imported beside AppModule, as a feature module the team adds later is imported into it. */
+  modules?: Type[];
 }
 
 /** The real AppModule on Fastify, configured exactly as main.ts does, on a fresh database. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(options.store ?? currentStore()));
   const config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...options.env });
-  const builder = Test.createTestingModule({ imports: [AppModule], controllers: options.controllers }).overrideProvider(AppConfig).useValue(config);
+  const builder = Test.createTestingModule({ imports: [AppModule, ...(options.modules ?? [])], controllers: options.controllers }).overrideProvider(AppConfig).useValue(config);
   for (const { provide, useValue } of options.overrides ?? []) builder.overrideProvider(provide).useValue(useValue);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), {

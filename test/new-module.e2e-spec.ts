@@ -1,0 +1,104 @@
+import { Body, Controller, Get, Module, NotFoundException, Param, Post } from '@nestjs/common';
+import { IsString, Length } from 'class-validator';
+import type { KeyCaller } from '../src/http/caller';
+import { Public } from '../src/http/public.decorator';
+import { CurrentCaller } from '../src/http/request-context';
+import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
+import { describeOnStore } from './support/describe-store';
+import { createTestApp, TestApp } from './support/test-app';
+
+/** A feature module as a backend developer adds one: a controller, a class-validator DTO, a plain Nest exception. */
+class CreateGreetingDto {
+  @IsString()
+  @Length(1, 20)
+  name: string;
+}
+
+@Controller({ path: 'greetings', version: '1' })
+class GreetingsController {
+  @Post()
+  create(@Body() body: CreateGreetingDto, @CurrentCaller() caller: KeyCaller): { text: string; keyId: number } {
+    return { text: `Hello, ${body.name}`, keyId: caller.keyId };
+  }
+
+  @Get(':greetingId')
+  get(@Param('greetingId') greetingId: string): never {
+    throw new NotFoundException(`No greeting ${greetingId}`);
+  }
+
+  @Public()
+  @Get('public/hello')
+  hello(): { hello: string } {
+    return { hello: 'world' };
+  }
+}
+
+@Module({ controllers: [GreetingsController] })
+class GreetingsModule {}
+
+const remaining = (response: ApiResponse) => Number(response.headers['x-ratelimit-remaining']);
+
+function expectRateLimitHeaders(response: ApiResponse, limit: number): void {
+  expect(response.headers['x-ratelimit-limit']).toBe(String(limit));
+  expect(String(response.headers['x-ratelimit-remaining'])).toMatch(/^\d+$/);
+  expect(String(response.headers['x-ratelimit-reset'])).toMatch(/^\d+$/);
+  expect(response.headers['ratelimit-policy']).toBe(`"minute";q=${limit};w=60, "day";q=100;w=86400`);
+}
+
+describeOnStore('a module added the way a backend developer adds one', () => {
+  let testApp: TestApp;
+  let keyId: number;
+  let client: ApiClient;
+
+  beforeAll(async () => {
+    testApp = await createTestApp({ env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":8,"perDay":100}}' }, modules: [GreetingsModule] });
+    const key = await testApp.createKey({ plan: 'free' });
+    keyId = key.id;
+    client = testApp.anonymous.withHeaders({ authorization: `Bearer ${key.secret}` });
+  });
+  afterAll(() => testApp?.close());
+
+  it('is protected by default: without a key 401 with the Error body, WWW-Authenticate and the rate-limit headers', async () => {
+    const response = await testApp.anonymous.post('/v1/greetings', { name: 'Rex' });
+    expectErrorBody(response, 401, 'unauthorized');
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="animal-store"');
+    expectRateLimitHeaders(response, 8);
+  });
+
+  it("spends the caller's one quota, in the same sequence as /v1/pets, and hands the handler its caller", async () => {
+    const first = await client.post<{ text: string; keyId: number }>('/v1/greetings', { name: 'Rex' });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ text: 'Hello, Rex', keyId });
+    const sequence = [first, await client.get('/v1/pets'), await client.post('/v1/greetings', { name: 'Tom' }), await client.get('/v1/pets')];
+    expect(sequence.map(remaining)).toEqual([7, 6, 5, 4]);
+    sequence.forEach((response) => expectRateLimitHeaders(response, 8));
+  });
+
+  it('answers an invalid body 400 validation_failed, naming the field', async () => {
+    const response = await client.post('/v1/greetings', { name: '' });
+    expectErrorBody(response, 400, 'validation_failed');
+    expect((response.body as { message: string }).message).toBe('name must be longer than or equal to 1 characters');
+    expectRateLimitHeaders(response, 8);
+  });
+
+  it('answers a plain NotFoundException 404 with the Error body', async () => {
+    const response = await client.get('/v1/greetings/7');
+    expectErrorBody(response, 404, 'not_found');
+    expectRateLimitHeaders(response, 8);
+  });
+
+  it('serves a @Public() route without a key, still limited by the client address', async () => {
+    const from = (remoteAddress: string) => testApp.anonymous.request<{ hello: string }>({ url: '/v1/greetings/public/hello', remoteAddress });
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await from('203.0.113.9'));
+    answers.forEach((response, i) => {
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ hello: 'world' });
+      expect(remaining(response)).toBe(7 - i);
+    });
+    const refused = await from('203.0.113.9');
+    expectErrorBody(refused, 429, 'rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(remaining(await from('198.51.100.4'))).toBe(7);
+  });
+});
