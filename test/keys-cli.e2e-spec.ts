@@ -13,11 +13,15 @@ const ROOT = join(__dirname, '..');
 
 /** The real command line, as `npm run keys` runs it, against the spec's database. */
 async function keysCommand(databaseUrl: string, ...args: string[]) {
+  return keysCommandWith({}, databaseUrl, ...args);
+}
+
+async function keysCommandWith(env: Record<string, string>, databaseUrl: string, ...args: string[]) {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
       ['-r', 'ts-node/register/transpile-only', 'src/auth/cli/keys.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, APP_ENV: 'test', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } },
+      { cwd: ROOT, env: { ...process.env, APP_ENV: 'test', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env } },
     );
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -55,6 +59,11 @@ describeOnStore('keys command line', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toEqual(['keys: unknown plan "gold"; use one of free, pro, business, enterprise']);
+  });
+
+  it('refuses a plan table that names no plan with one line on stderr and exit code 1', async () => {
+    const result = await keysCommandWith({ RATE_LIMIT_PLANS: '{"gold":{"perMinute":1,"perDay":1}}' }, testApp.database.url, 'list');
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'keys: Invalid configuration: RATE_LIMIT_PLANS: unknown plan "gold"\n' });
   });
 
   it('refuses a malformed command line with one line and exit code 2', async () => {

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/app-config';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { CallerLookup } from './application/caller-lookup';
 import { KeyUsageRecorder } from './application/key-usage-recorder';
+import { PlanTable } from './application/plan-table';
 import { ApiKeyRepository } from './domain/api-key.repository';
 import { BearerAuthGuard } from './http/bearer-auth.guard';
 import { AccountOrmEntity } from './infrastructure/account.orm-entity';
@@ -18,6 +20,7 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
 @Module({
   imports: [TypeOrmModule.forFeature([AccountOrmEntity, ApiKeyOrmEntity])],
   providers: [
+    { provide: PlanTable, inject: [AppConfig], useFactory: (config: AppConfig) => PlanTable.fromOverrides(config.rateLimitPlans) },
     ApiKeysService,
     ApiKeyAuthenticator,
     CallerLookup,

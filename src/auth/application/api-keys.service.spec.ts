@@ -3,6 +3,7 @@ import { hashApiKeySecret } from '../domain/api-key-secret';
 import type { NewApiKey } from '../domain/api-key.repository';
 import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeysService } from './api-keys.service';
+import { PlanTable } from './plan-table';
 import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
 
@@ -10,7 +11,8 @@ describe('ApiKeysService', () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const make = (env: Record<string, string> = {}) => {
     const repository = new InMemoryApiKeyRepository();
-    return { repository, service: new ApiKeysService(repository, loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', ...env }), clock) };
+    const config = loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', ...env });
+    return { repository, service: new ApiKeysService(repository, PlanTable.fromOverrides(config.rateLimitPlans), config, clock) };
   };
 
   it('creates a key with 256 random bits, stores only its hash and returns the secret once', async () => {

@@ -7,7 +7,7 @@ import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequest
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
 import { isPlan, Plan, PLANS, PlanLimits } from '../domain/plan';
-import { planTable, PlanTable } from './plan-table';
+import { PlanTable } from './plan-table';
 
 export interface CreateApiKeyInput {
   plan: string;
@@ -29,15 +29,12 @@ export interface CreatedApiKey {
 /** The key life cycle: create (secret shown once, optionally expiring), list, change plan, roll the secret, revoke. */
 @Injectable()
 export class ApiKeysService {
-  private readonly plans: PlanTable;
-
   constructor(
     private readonly keys: ApiKeyRepository,
+    private readonly plans: PlanTable,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {
-    this.plans = planTable(config.rateLimitPlans);
-  }
+  ) {}
 
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
     const plan = parsePlan(input.plan);
@@ -97,12 +94,12 @@ export class ApiKeysService {
 
   /** The limits that apply to a key: its own numbers, or its plan's from configuration. */
   limitsOf(key: ApiKey): PlanLimits {
-    return key.customLimits ?? this.plans[key.plan];
+    return key.customLimits ?? this.plans.limitsOf(key.plan);
   }
 
   /** A plan's limits from configuration. */
   limitsOfPlan(plan: Plan): PlanLimits {
-    return this.plans[plan];
+    return this.plans.limitsOf(plan);
   }
 
   /**

@@ -18,7 +18,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const app = await NestFactory.createApplicationContext(KeysCliModule, { logger: ['error'] });
+  // A provider that refuses the configuration (the plan table) reaches the catch below as its one line, unlogged.
+  const app = await NestFactory.createApplicationContext(KeysCliModule, { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
+  app.flushLogs();
   try {
     await runKeysCli(argv, app.get(ApiKeysService), { line: (text) => console.log(text) });
     return 0;
