@@ -1,7 +1,6 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { createDataSourceOptions } from '../src/database/database-options';
 import { runMigrations } from '../src/database/run-migrations';
-import { AccountOrmEntity } from '../src/auth/infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from '../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-key.repository';
 import { createTestDatabase, TestDatabase, TestStore } from './support/test-database';
@@ -29,7 +28,7 @@ describe.each(stores)('accounts migration [%s]', (store) => {
   });
 
   it("gives every existing key an account of its own with the key's plan, and undoes to keys with plans", async () => {
-    const options = createDataSourceOptions(database.url, [AccountOrmEntity, ApiKeyOrmEntity]);
+    const options = createDataSourceOptions(database.url);
     const before = { ...options, migrations: (options.migrations as Array<{ name: string }>).filter((m) => m.name !== ACCOUNTS_MIGRATION) };
     const old = await open(before as DataSourceOptions);
     await runMigrations(old);

@@ -49,7 +49,7 @@ function redisAnswers(): Promise<boolean> {
 }
 
 async function prepareStore(databaseUrl: string): Promise<string> {
-  const dataSource = await new DataSource(createDataSourceOptions(databaseUrl, [ApiKeyOrmEntity])).initialize();
+  const dataSource = await new DataSource(createDataSourceOptions(databaseUrl)).initialize();
   await runMigrations(dataSource);
   const rows = Array.from({ length: 1_000 }, (_, i) => `('pet ${i}', ${i + 1}, '${['available', 'pending', 'sold'][i % 3]}')`);
   await dataSource.query(`INSERT INTO pets (name, category_id, status) VALUES ${rows.join(',')}`);

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
+import { ORM_ENTITIES } from './entities';
 import { CreateApiKeys1763683300000 as MysqlCreateApiKeys } from './migrations/mysql/1763683300000-CreateApiKeys';
 import { ApiKeyLifecycle1763683350000 as MysqlApiKeyLifecycle } from './migrations/mysql/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
@@ -24,8 +25,8 @@ export function databaseKind(databaseUrl: string): DatabaseKind {
   return databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'mysql';
 }
 
-/** The one place that turns DATABASE_URL into TypeORM options: the app and ormconfig.ts both use it. */
-export function createDataSourceOptions(databaseUrl: string, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+/** The one place that turns DATABASE_URL into TypeORM options, with every entity: the app and ormconfig.ts both use it. */
+export function createDataSourceOptions(databaseUrl: string, entities: DataSourceOptions['entities'] = ORM_ENTITIES): DataSourceOptions {
   const common = { entities, synchronize: false, migrationsRun: false, logging: false } as const;
   if (databaseKind(databaseUrl) === 'sqlite') {
     const path = databaseUrl.slice('sqlite:'.length);
