@@ -40,11 +40,12 @@ describe('ApiKeysService', () => {
 
   it.each([
     [{ plan: 'gold' }, /unknown plan "gold"/],
-    [{ plan: 'enterprise' }, /enterprise key needs --per-minute/],
-    [{ plan: 'enterprise', perMinute: 10 }, /enterprise key needs/],
-    [{ plan: 'enterprise', perMinute: 100, perDay: 10 }, /cannot be larger/],
-    [{ plan: 'pro', perMinute: 10, perDay: 100 }, /enterprise keys only/],
-    [{ plan: 'pro', name: 'x'.repeat(101) }, /--name/],
+    [{ plan: 'enterprise' }, /^an enterprise plan needs perMinute and perDay \(positive integers\)$/],
+    [{ plan: 'enterprise', perMinute: 10 }, /^an enterprise plan needs perMinute and perDay/],
+    [{ plan: 'enterprise', perMinute: 100, perDay: 10 }, /^perMinute cannot be larger than perDay$/],
+    [{ plan: 'pro', perMinute: 10, perDay: 100 }, /^perMinute and perDay apply to the enterprise plan only$/],
+    [{ plan: 'pro', name: 'x'.repeat(101) }, /^a key's name has at most 100 characters$/],
+    [{ plan: 'pro', account: ' ' }, /^an account's name has 1 to 100 characters$/],
   ])('refuses %p', async (input, message) => {
     const { repository, service } = make();
     await expect(service.create(input)).rejects.toThrow(InvalidApiKeyRequestError);
@@ -69,7 +70,7 @@ describe('ApiKeysService', () => {
     expect(second.account).toEqual({ id: first.account.id, name: 'acme' });
     expect(first.account.id).not.toBe(alone.account.id);
     await expect(service.create({ plan: 'pro', account: 'acme' })).rejects.toThrow(
-      'account "acme" is on plan enterprise (5/minute, 50/day), not plan pro; use set-plan to change it',
+      'account "acme" is on plan enterprise (5/minute, 50/day), not plan pro; change the account\'s plan to join it on another',
     );
     await expect(service.create({ plan: 'enterprise', perMinute: 5, perDay: 51, account: 'acme' })).rejects.toThrow(InvalidApiKeyRequestError);
     await expect(service.create({ plan: 'free', account: 'key-77' })).rejects.toThrow(InvalidApiKeyRequestError);

@@ -3,7 +3,7 @@ import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
 import { checkAccountName, checkJoinsOnSamePlan } from '../domain/account';
 import { ApiKey, checkPlanLimits, MAX_KEY_NAME_LENGTH } from '../domain/api-key';
-import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
+import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError, InvalidNameError } from '../domain/api-key.errors';
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
 import { isPlan, Plan, PLANS, PlanLimits } from '../domain/plan';
@@ -41,7 +41,7 @@ export class ApiKeysService {
     const customLimits = checkPlanLimits(plan, input);
     const name = (input.name ?? '').trim();
     if ([...name].length > MAX_KEY_NAME_LENGTH) {
-      throw new InvalidApiKeyRequestError(`--name must have at most ${MAX_KEY_NAME_LENGTH} characters`);
+      throw new InvalidNameError('key', MAX_KEY_NAME_LENGTH);
     }
     const secret = this.newSecret();
     const now = this.clock.now();

@@ -7,7 +7,7 @@ import { DatabaseModule } from '../../database/database.module';
 import { DomainError } from '../../errors/domain-error';
 import { ApiKeysService } from '../application/api-keys.service';
 import { AuthModule } from '../auth.module';
-import { runKeysCli, USAGE, UsageError } from './keys-cli';
+import { RefusedError, runKeysCli, USAGE, UsageError } from './keys-cli';
 
 /** The same configuration, database and auth modules as the server, without HTTP. */
 @Module({ imports: [ConfigModule, DatabaseModule, AuthModule] })
@@ -36,7 +36,7 @@ main(process.argv.slice(2)).then(
       console.error(`keys: ${error.message} (see npm run keys -- --help)`);
       process.exit(2);
     }
-    const known = error instanceof DomainError || error instanceof ConfigError;
+    const known = error instanceof RefusedError || error instanceof DomainError || error instanceof ConfigError;
     console.error(known ? `keys: ${(error as Error).message}` : error);
     process.exit(1);
   },

@@ -1,4 +1,4 @@
-import { InvalidApiKeyRequestError } from './api-key.errors';
+import { AccountOnAnotherPlanError, InvalidApiKeyRequestError, InvalidNameError } from './api-key.errors';
 import type { Plan, PlanLimits } from './plan';
 
 /** Who pays: holds the plan (and an enterprise account's own numbers) that all its keys share. */
@@ -11,16 +11,16 @@ export interface Account {
 
 export const MAX_ACCOUNT_NAME_LENGTH = 100;
 
-/** The name a key's own account gets when it is made without --account. */
+/** The name a key's own account gets when the key is made without naming an account. */
 export function ownAccountName(keyId: number): string {
   return `key-${keyId}`;
 }
 
-/** A trimmed account name for --account; a new account may not take a name kept for keys' own accounts. */
+/** A trimmed account name; a new account may not take a name kept for keys' own accounts. */
 export function checkAccountName(name: string, existing: Account | null): string {
   const trimmed = name.trim();
   if (!trimmed || [...trimmed].length > MAX_ACCOUNT_NAME_LENGTH) {
-    throw new InvalidApiKeyRequestError(`--account needs a name of 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`);
+    throw new InvalidNameError('account', MAX_ACCOUNT_NAME_LENGTH);
   }
   if (!existing && /^key-\d+$/.test(trimmed)) throw new InvalidApiKeyRequestError(`account names like "${trimmed}" are kept for keys' own accounts`);
   return trimmed;
@@ -33,9 +33,7 @@ export function checkJoinsOnSamePlan(account: Account, plan: Plan, customLimits:
     account.customLimits?.perMinute === customLimits?.perMinute &&
     account.customLimits?.perDay === customLimits?.perDay;
   if (same) return;
-  throw new InvalidApiKeyRequestError(
-    `account "${account.name}" is on ${describePlan(account.plan, account.customLimits)}, not ${describePlan(plan, customLimits)}; use set-plan to change it`,
-  );
+  throw new AccountOnAnotherPlanError(account.name, describePlan(account.plan, account.customLimits), describePlan(plan, customLimits));
 }
 
 function describePlan(plan: Plan, limits: PlanLimits | null): string {

@@ -1,5 +1,5 @@
 import { Plan, PlanLimits } from './plan';
-import { InvalidApiKeyRequestError } from './api-key.errors';
+import { InvalidPlanLimitsError } from './api-key.errors';
 
 /** A client's credential. The secret itself is never kept: only its SHA-256 hash. */
 export interface ApiKey {
@@ -30,14 +30,14 @@ export const MAX_KEY_NAME_LENGTH = 100;
 export function checkPlanLimits(plan: Plan, limits: Partial<PlanLimits>): PlanLimits | null {
   const given = limits.perMinute !== undefined || limits.perDay !== undefined;
   if (plan !== 'enterprise') {
-    if (given) throw new InvalidApiKeyRequestError('--per-minute and --per-day apply to enterprise keys only');
+    if (given) throw new InvalidPlanLimitsError('limits-on-other-plan');
     return null;
   }
   const { perMinute, perDay } = limits;
   if (!isPositiveInteger(perMinute) || !isPositiveInteger(perDay)) {
-    throw new InvalidApiKeyRequestError('an enterprise key needs --per-minute N and --per-day N (positive integers)');
+    throw new InvalidPlanLimitsError('enterprise-without-limits');
   }
-  if (perMinute > perDay) throw new InvalidApiKeyRequestError('--per-minute cannot be larger than --per-day');
+  if (perMinute > perDay) throw new InvalidPlanLimitsError('minute-over-day');
   return { perMinute, perDay };
 }
 
