@@ -7,7 +7,9 @@ import { ApiKeyLifecycle1763683350000 as MysqlApiKeyLifecycle } from './migratio
 import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
 import { CreateIdempotencyRecords1763769600000 as MysqlCreateIdempotencyRecords } from './migrations/mysql/1763769600000-CreateIdempotencyRecords';
 import { CreateAccounts1763856000000 as MysqlCreateAccounts } from './migrations/mysql/1763856000000-CreateAccounts';
+import { OwnAccounts1763942400000 as MysqlOwnAccounts } from './migrations/mysql/1763942400000-OwnAccounts';
 import { CreateAccounts1763856000000 as SqliteCreateAccounts } from './migrations/sqlite/1763856000000-CreateAccounts';
+import { OwnAccounts1763942400000 as SqliteOwnAccounts } from './migrations/sqlite/1763942400000-OwnAccounts';
 import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/sqlite/1763683300000-CreateApiKeys';
 import { ApiKeyLifecycle1763683350000 as SqliteApiKeyLifecycle } from './migrations/sqlite/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
@@ -15,8 +17,8 @@ import { CreateIdempotencyRecords1763769600000 as SqliteCreateIdempotencyRecords
 
 // Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
 const MIGRATIONS = {
-  sqlite: [SqliteCreatePets, SqliteCreateApiKeys, SqliteApiKeyLifecycle, SqliteCreateIdempotencyRecords, SqliteCreateAccounts],
-  mysql: [MysqlCreatePets, MysqlCreateApiKeys, MysqlApiKeyLifecycle, MysqlCreateIdempotencyRecords, MysqlCreateAccounts],
+  sqlite: [SqliteCreatePets, SqliteCreateApiKeys, SqliteApiKeyLifecycle, SqliteCreateIdempotencyRecords, SqliteCreateAccounts, SqliteOwnAccounts],
+  mysql: [MysqlCreatePets, MysqlCreateApiKeys, MysqlApiKeyLifecycle, MysqlCreateIdempotencyRecords, MysqlCreateAccounts, MysqlOwnAccounts],
 };
 
 export type DatabaseKind = 'sqlite' | 'mysql';

@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config/app-config';
+import { hasOwnAccount } from '../domain/api-key';
 import { hashApiKeySecret } from '../domain/api-key-secret';
 import type { NewApiKey } from '../domain/api-key.repository';
 import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
@@ -64,10 +65,12 @@ describe('ApiKeysService', () => {
   it('gives a key without an account one of its own, and puts keys with --account in one account on its very plan', async () => {
     const { service } = make();
     const { key: alone } = await service.create({ plan: 'free' });
-    expect(alone.account).toEqual({ id: expect.any(Number), name: `key-${alone.id}` });
+    expect(alone.account).toEqual({ id: expect.any(Number), name: `key-${alone.id}`, ownerKeyId: alone.id });
+    expect(hasOwnAccount(alone)).toBe(true);
     const { key: first } = await service.create({ plan: 'enterprise', perMinute: 5, perDay: 50, account: ' acme ' });
     const { key: second } = await service.create({ plan: 'enterprise', perMinute: 5, perDay: 50, account: 'acme' });
-    expect(second.account).toEqual({ id: first.account.id, name: 'acme' });
+    expect(second.account).toEqual({ id: first.account.id, name: 'acme', ownerKeyId: null });
+    expect([first, second].map(hasOwnAccount)).toEqual([false, false]);
     expect(first.account.id).not.toBe(alone.account.id);
     await expect(service.create({ plan: 'pro', account: 'acme' })).rejects.toThrow(
       'account "acme" is on plan enterprise (5/minute, 50/day), not plan pro; change the account\'s plan to join it on another',
@@ -75,7 +78,9 @@ describe('ApiKeysService', () => {
     await expect(service.create({ plan: 'enterprise', perMinute: 5, perDay: 51, account: 'acme' })).rejects.toThrow(InvalidApiKeyRequestError);
     await expect(service.create({ plan: 'free', account: 'key-77' })).rejects.toThrow(InvalidApiKeyRequestError);
     await expect(service.create({ plan: 'free', account: '  ' })).rejects.toThrow(InvalidApiKeyRequestError);
-    await expect(service.create({ plan: 'free', account: alone.account.name })).resolves.toMatchObject({ key: { account: alone.account } });
+    const joined = await service.create({ plan: 'free', account: alone.account.name });
+    expect(joined.key.account).toEqual(alone.account);
+    expect(hasOwnAccount(joined.key)).toBe(false);
   });
 
   describe('when another command creates the same new account at the same moment', () => {

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ApiKeysService } from '../application/api-keys.service';
-import { ownAccountName } from '../domain/account';
-import { ApiKey } from '../domain/api-key';
+import { ApiKey, hasOwnAccount } from '../domain/api-key';
 import { AccountOnAnotherPlanError, InvalidNameError, InvalidPlanLimitsError, type PlanLimitsProblem } from '../domain/api-key.errors';
 import { parseDuration } from '../domain/duration';
 import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
@@ -144,7 +143,7 @@ async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput):
       const id = toId(rest[0]);
       if (!values.plan) throw new UsageError('set-plan needs --plan');
       const key = await keys.setPlan(id, { plan: values.plan, ...limits });
-      const everyKey = hasSharedAccount(key) ? ' to every key of the account' : '';
+      const everyKey = hasOwnAccount(key) ? '' : ' to every key of the account';
       out.line(`API key ${key.id} is now ${describeKey(key, keys)}; the change applies within ${KEY_CACHE_TTL_MS / 1000} seconds${everyKey}.`);
       return;
     }
@@ -162,13 +161,9 @@ function describeKey(key: ApiKey, keys: ApiKeysService): string {
   const { perMinute, perDay } = keys.limitsOf(key);
   const name = key.name ? `, name "${key.name}"` : '';
   const expiry = key.expiresAt ? `, expires ${iso(key.expiresAt)}` : '';
-  const account = hasSharedAccount(key) ? `, account "${key.account.name}"` : '';
+  // A key's own account goes unmentioned: only an account made or joined by name is news.
+  const account = hasOwnAccount(key) ? '' : `, account "${key.account.name}"`;
   return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${account}${expiry}`;
-}
-
-/** A key made with --account; the others have an account of their own, which the human output does not mention. */
-function hasSharedAccount(key: ApiKey): boolean {
-  return key.account.name !== ownAccountName(key.id);
 }
 
 /** The machine-readable form of `list`: every field a script needs, dates in ISO 8601 or null. */

@@ -1,3 +1,4 @@
+import type { Account } from './account';
 import { Plan, PlanLimits } from './plan';
 import { InvalidPlanLimitsError } from './api-key.errors';
 
@@ -6,7 +7,7 @@ export interface ApiKey {
   readonly id: number;
   readonly name: string;
   /** The account the key belongs to, which holds the plan all its keys share. */
-  readonly account: { readonly id: number; readonly name: string };
+  readonly account: Pick<Account, 'id' | 'name' | 'ownerKeyId'>;
   /** The account's plan. */
   readonly plan: Plan;
   /** The account's agreed limits (enterprise); otherwise the plan's apply. */
@@ -17,6 +18,11 @@ export interface ApiKey {
   readonly expiresAt: Date | null;
   /** When a request last came with the key, as recorded in batches; null: never. */
   readonly lastUsedAt: Date | null;
+}
+
+/** Whether the key's account is the one made with it, rather than one it created or joined by name. */
+export function hasOwnAccount(key: ApiKey): boolean {
+  return key.account.ownerKeyId === key.id;
 }
 
 /** Whether the key has reached its expiry at `now` (epoch ms). */
