@@ -4,17 +4,20 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { ApiKeysService, CreatedApiKey } from './auth/application/api-keys.service';
-import { planTable } from './auth/application/plan-table';
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from './app.setup';
 import { ConfigError, loadConfig } from './config/app-config';
 import { shutDownOnSignals } from './ops/graceful-shutdown';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  // Auth builds the plan table again inside Nest; built here first, a bad RATE_LIMIT_PLANS stops the start in one line.
-  planTable(config.rateLimitPlans);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(config), NEST_APP_OPTIONS);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(config), {
+    ...NEST_APP_OPTIONS,
+    // A provider that refuses the configuration (the plan table) reaches the catch below as its one line, unlogged.
+    abortOnError: false,
+    autoFlushLogs: false,
+  });
   configureApp(app);
+  app.flushLogs();
   await app.init();
   // Made before listening, so the key works by the time the service answers.
   const developmentKey = await app.get(ApiKeysService).provisionDevelopmentKey();

@@ -1,61 +1,116 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { createDataSourceOptions } from '../src/database/database-options';
-import { runMigrations } from '../src/database/run-migrations';
-import { AccountOrmEntity } from '../src/auth/infrastructure/account.orm-entity';
+import { hasOwnAccount } from '../src/auth/domain/api-key';
 import { ApiKeyOrmEntity } from '../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-key.repository';
+import { createDataSourceOptions } from '../src/database/database-options';
+import { runMigrations } from '../src/database/run-migrations';
 import { createTestDatabase, TestDatabase, TestStore } from './support/test-database';
 
 const ACCOUNTS_MIGRATION = 'CreateAccounts1763856000000';
+const OWN_ACCOUNTS_MIGRATION = 'OwnAccounts1763942400000';
 const stores: TestStore[] = process.env.MYSQL_AVAILABLE === '1' ? ['sqlite', 'mysql'] : ['sqlite'];
 
-/** The accounts migration on a store that already holds keys, as a deployed service's does. */
-describe.each(stores)('accounts migration [%s]', (store) => {
+/** Migrations on a store that already holds keys, as a deployed service's does, each case on a database of its own. */
+describe.each(stores)('accounts migrations [%s]', (store) => {
   let database: TestDatabase;
   let dataSource: DataSource | undefined;
 
   const open = async (options: DataSourceOptions) => {
+    if (dataSource?.isInitialized) await dataSource.destroy();
     dataSource = await new DataSource(options).initialize();
     return dataSource;
   };
+  const options = () => createDataSourceOptions(database.url);
+  const names = () => (options().migrations as Array<{ name: string }>).map((migration) => migration.name);
+  /** The names of `migration` and of every one after it. */
+  const namesFrom = (migration: string) => names().slice(names().indexOf(migration));
 
-  beforeAll(async () => {
+  /** The store as it stood before `migration`: every earlier migration applied. */
+  const openBefore = async (migration: string) => {
+    const all = options().migrations as Array<{ name: string }>;
+    const store = await open({ ...options(), migrations: all.slice(0, names().indexOf(migration)) } as DataSourceOptions);
+    await runMigrations(store);
+    return store;
+  };
+  /** The store opened by this release, which applies `migration` and every later one at start. */
+  const migrateFrom = async (migration: string) => {
+    const migrated = await open(options());
+    expect(await runMigrations(migrated)).toEqual(namesFrom(migration));
+    return { migrated, repository: new TypeOrmApiKeyRepository(migrated.getRepository(ApiKeyOrmEntity)) };
+  };
+  /** Undoes `migration` and every later one, newest first. */
+  const undoFrom = async (migrated: DataSource, migration: string) => {
+    for (const _ of namesFrom(migration)) await migrated.undoLastMigration({ transaction: 'each' });
+  };
+
+  beforeEach(async () => {
     database = await createTestDatabase(store);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     if (dataSource?.isInitialized) await dataSource.destroy();
     await database?.drop();
   });
 
   it("gives every existing key an account of its own with the key's plan, and undoes to keys with plans", async () => {
-    const options = createDataSourceOptions(database.url, [AccountOrmEntity, ApiKeyOrmEntity]);
-    const before = { ...options, migrations: (options.migrations as Array<{ name: string }>).filter((m) => m.name !== ACCOUNTS_MIGRATION) };
-    const old = await open(before as DataSourceOptions);
-    await runMigrations(old);
+    const old = await openBefore(ACCOUNTS_MIGRATION);
     const insert = 'INSERT INTO api_keys (name, key_hash, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?, ?)';
     await old.query(insert, ['shop', 'a'.repeat(64), 'pro', null, null, '2026-01-01 00:00:00']);
     await old.query(insert, ['big', 'b'.repeat(64), 'enterprise', 50, 500, '2026-01-01 00:00:00']);
-    await old.destroy();
 
-    const migrated = await open(options);
-    expect(await runMigrations(migrated)).toEqual([ACCOUNTS_MIGRATION]);
-    const repository = new TypeOrmApiKeyRepository(migrated.getRepository(ApiKeyOrmEntity));
+    const { migrated, repository } = await migrateFrom(ACCOUNTS_MIGRATION);
     const keys = await repository.list();
-    expect(keys.map(({ id, name, account, plan, customLimits }) => ({ id, name, accountName: account.name, plan, customLimits }))).toEqual([
-      { id: 1, name: 'shop', accountName: 'key-1', plan: 'pro', customLimits: null },
-      { id: 2, name: 'big', accountName: 'key-2', plan: 'enterprise', customLimits: { perMinute: 50, perDay: 500 } },
+    expect(keys.map(({ id, name, account, plan, customLimits }) => ({ id, name, account, plan, customLimits }))).toEqual([
+      { id: 1, name: 'shop', account: { id: expect.any(Number), name: 'key-1', ownerKeyId: 1 }, plan: 'pro', customLimits: null },
+      { id: 2, name: 'big', account: { id: expect.any(Number), name: 'key-2', ownerKeyId: 2 }, plan: 'enterprise', customLimits: { perMinute: 50, perDay: 500 } },
     ]);
     expect(keys[0].account.id).not.toBe(keys[1].account.id);
     const next = await repository.create({ name: '', plan: 'free', customLimits: null, keyHash: 'c'.repeat(64), createdAt: new Date(), expiresAt: null });
-    expect(next.account.name).toBe('key-3');
+    expect(next.account).toMatchObject({ name: 'key-3', ownerKeyId: 3 });
 
-    await migrated.undoLastMigration({ transaction: 'each' });
+    await undoFrom(migrated, ACCOUNTS_MIGRATION);
     const rows = (await migrated.query('SELECT id, plan, per_minute, per_day FROM api_keys ORDER BY id')) as Array<Record<string, unknown>>;
     expect(rows.map((row) => [Number(row.id), row.plan, row.per_minute === null ? null : Number(row.per_minute)])).toEqual([
       [1, 'pro', null],
       [2, 'enterprise', 50],
       [3, 'free', null],
     ]);
+  });
+
+  it('makes an account named key-<id> holding that very key the key\'s own, leaves named accounts named, and undoes to the names', async () => {
+    const old = await openBefore(OWN_ACCOUNTS_MIGRATION);
+    const account = 'INSERT INTO accounts (name, plan, per_minute, per_day, created_at) VALUES (?, ?, NULL, NULL, ?)';
+    for (const name of ['key-1', 'acme', 'key-9']) await old.query(account, [name, 'pro', '2026-01-01 00:00:00']);
+    const key = 'INSERT INTO api_keys (name, key_hash, account_id, created_at) VALUES (?, ?, ?, ?)';
+    // Key 1 in its own account, key 2 in a named one, key 3 joined key 1's account by its name, key 4 in an account named like another key's.
+    for (const [i, accountId] of [1, 2, 1, 3].entries()) await old.query(key, [`k${i + 1}`, String(i).repeat(64), accountId, '2026-01-01 00:00:00']);
+
+    const { migrated, repository } = await migrateFrom(OWN_ACCOUNTS_MIGRATION);
+    const keys = await repository.list();
+    expect(keys.map((k) => [k.id, k.account, hasOwnAccount(k)])).toEqual([
+      [1, { id: 1, name: 'key-1', ownerKeyId: 1 }, true],
+      [2, { id: 2, name: 'acme', ownerKeyId: null }, false],
+      [3, { id: 1, name: 'key-1', ownerKeyId: 1 }, false],
+      [4, { id: 3, name: 'key-9', ownerKeyId: null }, false],
+    ]);
+    await expect(repository.findAccount('key-1')).resolves.toMatchObject({ id: 1, ownerKeyId: 1 });
+    // A new key's own account is made as such at once, with no name to rename.
+    const next = await repository.create({ name: '', plan: 'free', customLimits: null, keyHash: 'e'.repeat(64), createdAt: new Date(), expiresAt: null });
+    expect(next.account).toEqual({ id: 4, name: 'key-5', ownerKeyId: 5 });
+    const accounts = async (columns: string) =>
+      ((await migrated.query(`SELECT ${columns} FROM accounts ORDER BY id`)) as Array<Record<string, unknown>>).map((row) =>
+        Object.values(row).map((value) => (typeof value === 'string' || value === null ? value : Number(value))),
+      );
+    expect(await accounts('name, owner_key_id')).toEqual([
+      [null, 1],
+      ['acme', null],
+      ['key-9', null],
+      [null, 5],
+    ]);
+    // An account is named or owned, never both.
+    await expect(migrated.query("UPDATE accounts SET name = 'both' WHERE id = 1")).rejects.toThrow(/CHECK|constraint/i);
+
+    await undoFrom(migrated, OWN_ACCOUNTS_MIGRATION);
+    expect(await accounts('name')).toEqual([['key-1'], ['acme'], ['key-9'], ['key-5']]);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ApiKeysService } from '../src/auth/application/api-keys.service';
 import { KeyUsageRecorder } from '../src/auth/application/key-usage-recorder';
-import { runKeysCli, UsageError } from '../src/auth/cli/keys-cli';
+import { RefusedError, runKeysCli, UsageError } from '../src/auth/cli/keys-cli';
 import { expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
@@ -13,11 +13,15 @@ const ROOT = join(__dirname, '..');
 
 /** The real command line, as `npm run keys` runs it, against the spec's database. */
 async function keysCommand(databaseUrl: string, ...args: string[]) {
+  return keysCommandWith({}, databaseUrl, ...args);
+}
+
+async function keysCommandWith(env: Record<string, string>, databaseUrl: string, ...args: string[]) {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
       ['-r', 'ts-node/register/transpile-only', 'src/auth/cli/keys.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, APP_ENV: 'test', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } },
+      { cwd: ROOT, env: { ...process.env, APP_ENV: 'test', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env } },
     );
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -55,6 +59,32 @@ describeOnStore('keys command line', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toEqual(['keys: unknown plan "gold"; use one of free, pro, business, enterprise']);
+  });
+
+  it('refuses a plan table that names no plan with one line on stderr and exit code 1', async () => {
+    const result = await keysCommandWith({ RATE_LIMIT_PLANS: '{"gold":{"perMinute":1,"perDay":1}}' }, testApp.database.url, 'list');
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'keys: Invalid configuration: RATE_LIMIT_PLANS: unknown plan "gold"\n' });
+  });
+
+  it('words a refused plan or name in its own flags: one line on stderr and exit code 1', async () => {
+    const result = await keysCommand(testApp.database.url, 'create', '--plan', 'enterprise', '--per-minute', '5');
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'keys: an enterprise key needs --per-minute N and --per-day N (positive integers)\n',
+    });
+  });
+
+  it.each([
+    [['create', '--plan', 'pro', '--per-minute', '5', '--per-day', '50'], '--per-minute and --per-day apply to enterprise keys only'],
+    [['create', '--plan', 'enterprise', '--per-minute', '50', '--per-day', '5'], '--per-minute cannot be larger than --per-day'],
+    [['create', '--plan', 'pro', '--name', 'x'.repeat(101)], '--name must have at most 100 characters'],
+    [['create', '--plan', 'pro', '--account', ' '], '--account needs a name of 1 to 100 characters'],
+    [['set-plan', '1', '--plan', 'enterprise'], 'an enterprise key needs --per-minute N and --per-day N (positive integers)'],
+  ])('refuses %p in the words of its flags', async (argv, message) => {
+    const attempt = cli(...argv);
+    await expect(attempt).rejects.toThrow(RefusedError);
+    await expect(attempt).rejects.toThrow(new RegExp(`^${message.replace(/[()]/g, '\\$&')}$`));
   });
 
   it('refuses a malformed command line with one line and exit code 2', async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/application/api-keys.service';
+import { PlanTable } from '../../src/auth/application/plan-table';
 import { ApiKeyRepository } from '../../src/auth/domain/api-key.repository';
 import { ApiKeyOrmEntity } from '../../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../../src/auth/infrastructure/typeorm-api-key.repository';
@@ -48,11 +49,13 @@ function redisAnswers(): Promise<boolean> {
 }
 
 async function prepareStore(databaseUrl: string): Promise<string> {
-  const dataSource = await new DataSource(createDataSourceOptions(databaseUrl, [ApiKeyOrmEntity])).initialize();
+  const dataSource = await new DataSource(createDataSourceOptions(databaseUrl)).initialize();
   await runMigrations(dataSource);
   const rows = Array.from({ length: 1_000 }, (_, i) => `('pet ${i}', ${i + 1}, '${['available', 'pending', 'sold'][i % 3]}')`);
   await dataSource.query(`INSERT INTO pets (name, category_id, status) VALUES ${rows.join(',')}`);
-  const keys = new ApiKeysService(new TypeOrmApiKeyRepository(dataSource.getRepository(ApiKeyOrmEntity)) as ApiKeyRepository, loadConfig({ APP_ENV: 'test' }), new SystemClock());
+  const config = loadConfig({ APP_ENV: 'test' });
+  const repository: ApiKeyRepository = new TypeOrmApiKeyRepository(dataSource.getRepository(ApiKeyOrmEntity));
+  const keys = new ApiKeysService(repository, PlanTable.fromOverrides(config.rateLimitPlans), config, new SystemClock());
   const { secret } = await keys.create({ plan: 'enterprise', perMinute: 1_000_000_000, perDay: 1_000_000_000, name: 'bench' });
   await dataSource.destroy();
   return secret;

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/app-config';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { AuthenticationService } from './application/authentication.service';
 import { KeyUsageRecorder } from './application/key-usage-recorder';
+import { PlanTable } from './application/plan-table';
 import { ApiKeyRepository } from './domain/api-key.repository';
 import { AccessGuard } from './http/access.guard';
 import { AuthenticationGuard } from './http/authentication.guard';
@@ -18,6 +20,7 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
 @Module({
   imports: [TypeOrmModule.forFeature([AccountOrmEntity, ApiKeyOrmEntity])],
   providers: [
+    { provide: PlanTable, inject: [AppConfig], useFactory: (config: AppConfig) => PlanTable.fromOverrides(config.rateLimitPlans) },
     ApiKeysService,
     ApiKeyAuthenticator,
     AuthenticationService,

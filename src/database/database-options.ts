@@ -1,12 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
+import { ORM_ENTITIES } from './entities';
 import { CreateApiKeys1763683300000 as MysqlCreateApiKeys } from './migrations/mysql/1763683300000-CreateApiKeys';
 import { ApiKeyLifecycle1763683350000 as MysqlApiKeyLifecycle } from './migrations/mysql/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
 import { CreateIdempotencyRecords1763769600000 as MysqlCreateIdempotencyRecords } from './migrations/mysql/1763769600000-CreateIdempotencyRecords';
 import { CreateAccounts1763856000000 as MysqlCreateAccounts } from './migrations/mysql/1763856000000-CreateAccounts';
+import { OwnAccounts1763942400000 as MysqlOwnAccounts } from './migrations/mysql/1763942400000-OwnAccounts';
 import { CreateAccounts1763856000000 as SqliteCreateAccounts } from './migrations/sqlite/1763856000000-CreateAccounts';
+import { OwnAccounts1763942400000 as SqliteOwnAccounts } from './migrations/sqlite/1763942400000-OwnAccounts';
 import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/sqlite/1763683300000-CreateApiKeys';
 import { ApiKeyLifecycle1763683350000 as SqliteApiKeyLifecycle } from './migrations/sqlite/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
@@ -14,8 +17,8 @@ import { CreateIdempotencyRecords1763769600000 as SqliteCreateIdempotencyRecords
 
 // Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
 const MIGRATIONS = {
-  sqlite: [SqliteCreatePets, SqliteCreateApiKeys, SqliteApiKeyLifecycle, SqliteCreateIdempotencyRecords, SqliteCreateAccounts],
-  mysql: [MysqlCreatePets, MysqlCreateApiKeys, MysqlApiKeyLifecycle, MysqlCreateIdempotencyRecords, MysqlCreateAccounts],
+  sqlite: [SqliteCreatePets, SqliteCreateApiKeys, SqliteApiKeyLifecycle, SqliteCreateIdempotencyRecords, SqliteCreateAccounts, SqliteOwnAccounts],
+  mysql: [MysqlCreatePets, MysqlCreateApiKeys, MysqlApiKeyLifecycle, MysqlCreateIdempotencyRecords, MysqlCreateAccounts, MysqlOwnAccounts],
 };
 
 export type DatabaseKind = 'sqlite' | 'mysql';
@@ -24,8 +27,8 @@ export function databaseKind(databaseUrl: string): DatabaseKind {
   return databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'mysql';
 }
 
-/** The one place that turns DATABASE_URL into TypeORM options: the app and ormconfig.ts both use it. */
-export function createDataSourceOptions(databaseUrl: string, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+/** The one place that turns DATABASE_URL into TypeORM options, with every entity: the app and ormconfig.ts both use it. */
+export function createDataSourceOptions(databaseUrl: string, entities: DataSourceOptions['entities'] = ORM_ENTITIES): DataSourceOptions {
   const common = { entities, synchronize: false, migrationsRun: false, logging: false } as const;
   if (databaseKind(databaseUrl) === 'sqlite') {
     const path = databaseUrl.slice('sqlite:'.length);

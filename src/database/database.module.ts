@@ -11,8 +11,8 @@ import { runMigrations } from './run-migrations';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      // Each feature module registers its own entities with TypeOrmModule.forFeature.
-      useFactory: (config: AppConfig) => ({ ...createDataSourceOptions(config.databaseUrl), autoLoadEntities: true }),
+      // Every entity, as the TypeORM CLI sees them (src/database/entities.ts); feature modules take their repositories with forFeature.
+      useFactory: (config: AppConfig) => createDataSourceOptions(config.databaseUrl),
       // The schema must be current before the first request, so migrations run as the pool opens.
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();

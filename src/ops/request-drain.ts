@@ -12,10 +12,6 @@ export class RequestDrain {
   private inFlight = 0;
   private readonly waiters: Array<() => void> = [];
 
-  get isDraining(): boolean {
-    return this.draining;
-  }
-
   /** Takes a request on, unless draining; every admitted request must be `release`d once. */
   admit(): boolean {
     if (this.draining) return false;

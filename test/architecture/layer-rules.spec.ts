@@ -52,6 +52,8 @@ const LEGAL_TREE = {
   'src/pets/http/pets-routes.ts':
     "import { Idempotent } from '../../idempotency/http/idempotent.decorator';\nimport type { Caller } from '../../http/caller';\nexport const x = Idempotent;\nexport type C = Caller;\n",
   'src/rate-limit/http/tracker.ts': "import type { Caller } from '../../http/caller';\nexport const trackerOf = (caller: Caller) => `key:${caller.keyId}`;\n",
+  'src/pets/infrastructure/pet.orm-entity.ts': 'export class PetOrmEntity {}\n',
+  'src/database/entities.ts': "import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';\nexport const ORM_ENTITIES = [PetOrmEntity];\n",
 };
 
 describe('the layer rules (.dependency-cruiser.js)', () => {
@@ -99,6 +101,18 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       "a module that reaches into another's http or infrastructure",
       { 'src/auth/http/bad.ts': "import { port } from '../../pets/infrastructure/typeorm-pet.repository';\nexport const x = port;\n" },
       ['modules-meet-through-their-exports: src/auth/http/bad.ts -> src/pets/infrastructure/typeorm-pet.repository.ts'],
+    ],
+    [
+      "the entity list taking more than a module's ORM entities, or another database file taking one",
+      {
+        'src/database/entities.ts':
+          "import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';\nimport { port } from '../pets/infrastructure/typeorm-pet.repository';\nexport const ORM_ENTITIES = [PetOrmEntity, port];\n",
+        'src/database/bad.ts': "import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';\nexport const x = PetOrmEntity;\n",
+      },
+      [
+        'entity-list-imports-only-entities: src/database/entities.ts -> src/pets/infrastructure/typeorm-pet.repository.ts',
+        'modules-meet-through-their-exports: src/database/bad.ts -> src/pets/infrastructure/pet.orm-entity.ts',
+      ],
     ],
     [
       'configuration or errors that import a feature module',

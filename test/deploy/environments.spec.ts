@@ -46,6 +46,12 @@ describe('what APP_ENV changes at start', () => {
     expect(refused.stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT: must be an integer from 0 to 65535']);
   });
 
+  it('a plan table that names no plan stops the start with one line, though auth builds it inside Nest', async () => {
+    const refused = await refusedStart({ DATABASE_URL: freshSqlite(), RATE_LIMIT_PLANS: '{"gold":{"perMinute":1,"perDay":1}}' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual(['Invalid configuration: RATE_LIMIT_PLANS: unknown plan "gold"']);
+  });
+
   const DEVELOPMENT_KEY = /Development API key[^\n]*\n.*\nask_test_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}\n/;
 
   it.each([

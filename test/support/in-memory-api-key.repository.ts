@@ -12,13 +12,14 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
     const id = this.rows.length + 1;
     let account = this.accounts.find((candidate) => candidate.name === key.account);
     if (!account) {
-      account = { id: this.accounts.length + 1, name: key.account ?? ownAccountName(id), plan: key.plan, customLimits: key.customLimits };
+      const ownerKeyId = key.account === undefined ? id : null;
+      account = { id: this.accounts.length + 1, name: key.account ?? ownAccountName(id), ownerKeyId, plan: key.plan, customLimits: key.customLimits };
       this.accounts.push(account);
     }
     const stored: ApiKey = {
       id,
       name: key.name,
-      account: { id: account.id, name: account.name },
+      account: { id: account.id, name: account.name, ownerKeyId: account.ownerKeyId },
       plan: account.plan,
       customLimits: account.customLimits,
       createdAt: key.createdAt,

@@ -1,8 +1,10 @@
 import { loadConfig } from '../../config/app-config';
+import { hasOwnAccount } from '../domain/api-key';
 import { hashApiKeySecret } from '../domain/api-key-secret';
 import type { NewApiKey } from '../domain/api-key.repository';
 import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeysService } from './api-keys.service';
+import { PlanTable } from './plan-table';
 import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
 
@@ -10,7 +12,8 @@ describe('ApiKeysService', () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const make = (env: Record<string, string> = {}) => {
     const repository = new InMemoryApiKeyRepository();
-    return { repository, service: new ApiKeysService(repository, loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', ...env }), clock) };
+    const config = loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', ...env });
+    return { repository, service: new ApiKeysService(repository, PlanTable.fromOverrides(config.rateLimitPlans), config, clock) };
   };
 
   it('creates a key with 256 random bits, stores only its hash and returns the secret once', async () => {
@@ -38,11 +41,12 @@ describe('ApiKeysService', () => {
 
   it.each([
     [{ plan: 'gold' }, /unknown plan "gold"/],
-    [{ plan: 'enterprise' }, /enterprise key needs --per-minute/],
-    [{ plan: 'enterprise', perMinute: 10 }, /enterprise key needs/],
-    [{ plan: 'enterprise', perMinute: 100, perDay: 10 }, /cannot be larger/],
-    [{ plan: 'pro', perMinute: 10, perDay: 100 }, /enterprise keys only/],
-    [{ plan: 'pro', name: 'x'.repeat(101) }, /--name/],
+    [{ plan: 'enterprise' }, /^an enterprise plan needs perMinute and perDay \(positive integers\)$/],
+    [{ plan: 'enterprise', perMinute: 10 }, /^an enterprise plan needs perMinute and perDay/],
+    [{ plan: 'enterprise', perMinute: 100, perDay: 10 }, /^perMinute cannot be larger than perDay$/],
+    [{ plan: 'pro', perMinute: 10, perDay: 100 }, /^perMinute and perDay apply to the enterprise plan only$/],
+    [{ plan: 'pro', name: 'x'.repeat(101) }, /^a key's name has at most 100 characters$/],
+    [{ plan: 'pro', account: ' ' }, /^an account's name has 1 to 100 characters$/],
   ])('refuses %p', async (input, message) => {
     const { repository, service } = make();
     await expect(service.create(input)).rejects.toThrow(InvalidApiKeyRequestError);
@@ -61,18 +65,22 @@ describe('ApiKeysService', () => {
   it('gives a key without an account one of its own, and puts keys with --account in one account on its very plan', async () => {
     const { service } = make();
     const { key: alone } = await service.create({ plan: 'free' });
-    expect(alone.account).toEqual({ id: expect.any(Number), name: `key-${alone.id}` });
+    expect(alone.account).toEqual({ id: expect.any(Number), name: `key-${alone.id}`, ownerKeyId: alone.id });
+    expect(hasOwnAccount(alone)).toBe(true);
     const { key: first } = await service.create({ plan: 'enterprise', perMinute: 5, perDay: 50, account: ' acme ' });
     const { key: second } = await service.create({ plan: 'enterprise', perMinute: 5, perDay: 50, account: 'acme' });
-    expect(second.account).toEqual({ id: first.account.id, name: 'acme' });
+    expect(second.account).toEqual({ id: first.account.id, name: 'acme', ownerKeyId: null });
+    expect([first, second].map(hasOwnAccount)).toEqual([false, false]);
     expect(first.account.id).not.toBe(alone.account.id);
     await expect(service.create({ plan: 'pro', account: 'acme' })).rejects.toThrow(
-      'account "acme" is on plan enterprise (5/minute, 50/day), not plan pro; use set-plan to change it',
+      'account "acme" is on plan enterprise (5/minute, 50/day), not plan pro; change the account\'s plan to join it on another',
     );
     await expect(service.create({ plan: 'enterprise', perMinute: 5, perDay: 51, account: 'acme' })).rejects.toThrow(InvalidApiKeyRequestError);
     await expect(service.create({ plan: 'free', account: 'key-77' })).rejects.toThrow(InvalidApiKeyRequestError);
     await expect(service.create({ plan: 'free', account: '  ' })).rejects.toThrow(InvalidApiKeyRequestError);
-    await expect(service.create({ plan: 'free', account: alone.account.name })).resolves.toMatchObject({ key: { account: alone.account } });
+    const joined = await service.create({ plan: 'free', account: alone.account.name });
+    expect(joined.key.account).toEqual(alone.account);
+    expect(hasOwnAccount(joined.key)).toBe(false);
   });
 
   describe('when another command creates the same new account at the same moment', () => {

@@ -3,11 +3,11 @@ import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
 import { checkAccountName, checkJoinsOnSamePlan } from '../domain/account';
 import { ApiKey, checkPlanLimits, MAX_KEY_NAME_LENGTH } from '../domain/api-key';
-import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
+import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError, InvalidNameError } from '../domain/api-key.errors';
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
 import { isPlan, Plan, PLANS, PlanLimits } from '../domain/plan';
-import { planTable, PlanTable } from './plan-table';
+import { PlanTable } from './plan-table';
 
 export interface CreateApiKeyInput {
   plan: string;
@@ -29,22 +29,19 @@ export interface CreatedApiKey {
 /** The key life cycle: create (secret shown once, optionally expiring), list, change plan, roll the secret, revoke. */
 @Injectable()
 export class ApiKeysService {
-  private readonly plans: PlanTable;
-
   constructor(
     private readonly keys: ApiKeyRepository,
+    private readonly plans: PlanTable,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {
-    this.plans = planTable(config.rateLimitPlans);
-  }
+  ) {}
 
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
     const plan = parsePlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);
     const name = (input.name ?? '').trim();
     if ([...name].length > MAX_KEY_NAME_LENGTH) {
-      throw new InvalidApiKeyRequestError(`--name must have at most ${MAX_KEY_NAME_LENGTH} characters`);
+      throw new InvalidNameError('key', MAX_KEY_NAME_LENGTH);
     }
     const secret = this.newSecret();
     const now = this.clock.now();
@@ -97,12 +94,12 @@ export class ApiKeysService {
 
   /** The limits that apply to a key: its own numbers, or its plan's from configuration. */
   limitsOf(key: ApiKey): PlanLimits {
-    return key.customLimits ?? this.plans[key.plan];
+    return key.customLimits ?? this.plans.limitsOf(key.plan);
   }
 
   /** A plan's limits from configuration. */
   limitsOfPlan(plan: Plan): PlanLimits {
-    return this.plans[plan];
+    return this.plans.limitsOf(plan);
   }
 
   /**

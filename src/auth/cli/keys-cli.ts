@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ApiKeysService } from '../application/api-keys.service';
-import { ownAccountName } from '../domain/account';
-import { ApiKey } from '../domain/api-key';
+import { ApiKey, hasOwnAccount } from '../domain/api-key';
+import { AccountOnAnotherPlanError, InvalidNameError, InvalidPlanLimitsError, type PlanLimitsProblem } from '../domain/api-key.errors';
 import { parseDuration } from '../domain/duration';
 import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
 
@@ -21,6 +21,28 @@ const DEFAULT_GRACE_MS = 24 * 3_600_000;
 
 /** Wrong use of the command line itself: one line, exit code 2. */
 export class UsageError extends Error {}
+
+/** A request the service refused, worded in the command line's flags: one line, exit code 1. */
+export class RefusedError extends Error {}
+
+const PLAN_LIMITS_FLAGS: Readonly<Record<PlanLimitsProblem, string>> = {
+  'limits-on-other-plan': '--per-minute and --per-day apply to enterprise keys only',
+  'enterprise-without-limits': 'an enterprise key needs --per-minute N and --per-day N (positive integers)',
+  'minute-over-day': '--per-minute cannot be larger than --per-day',
+};
+
+/** The service's refusals that name a field or a change, said with the flag or the command that sets it. */
+function inCommandLineTerms(error: unknown): unknown {
+  if (error instanceof InvalidPlanLimitsError) return new RefusedError(PLAN_LIMITS_FLAGS[error.problem]);
+  if (error instanceof InvalidNameError) {
+    const message = error.of === 'key' ? `--name must have at most ${error.maxLength} characters` : `--account needs a name of 1 to ${error.maxLength} characters`;
+    return new RefusedError(message);
+  }
+  if (error instanceof AccountOnAnotherPlanError) {
+    return new RefusedError(`account "${error.accountName}" is on ${error.accountPlan}, not ${error.requestedPlan}; use set-plan to change it`);
+  }
+  return error;
+}
 
 export interface CliOutput {
   line(text: string): void;
@@ -47,6 +69,14 @@ function toId(value: string | undefined): number {
 
 /** Runs one command of the key command line against the service's own modules. */
 export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliOutput): Promise<void> {
+  try {
+    await runCommand(argv, keys, out);
+  } catch (error) {
+    throw inCommandLineTerms(error);
+  }
+}
+
+async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -113,7 +143,7 @@ export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliO
       const id = toId(rest[0]);
       if (!values.plan) throw new UsageError('set-plan needs --plan');
       const key = await keys.setPlan(id, { plan: values.plan, ...limits });
-      const everyKey = hasSharedAccount(key) ? ' to every key of the account' : '';
+      const everyKey = hasOwnAccount(key) ? '' : ' to every key of the account';
       out.line(`API key ${key.id} is now ${describeKey(key, keys)}; the change applies within ${KEY_CACHE_TTL_MS / 1000} seconds${everyKey}.`);
       return;
     }
@@ -131,13 +161,9 @@ function describeKey(key: ApiKey, keys: ApiKeysService): string {
   const { perMinute, perDay } = keys.limitsOf(key);
   const name = key.name ? `, name "${key.name}"` : '';
   const expiry = key.expiresAt ? `, expires ${iso(key.expiresAt)}` : '';
-  const account = hasSharedAccount(key) ? `, account "${key.account.name}"` : '';
+  // A key's own account goes unmentioned: only an account made or joined by name is news.
+  const account = hasOwnAccount(key) ? '' : `, account "${key.account.name}"`;
   return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${account}${expiry}`;
-}
-
-/** A key made with --account; the others have an account of their own, which the human output does not mention. */
-function hasSharedAccount(key: ApiKey): boolean {
-  return key.account.name !== ownAccountName(key.id);
 }
 
 /** The machine-readable form of `list`: every field a script needs, dates in ISO 8601 or null. */

@@ -7,7 +7,7 @@ import { DatabaseModule } from '../../database/database.module';
 import { DomainError } from '../../errors/domain-error';
 import { ApiKeysService } from '../application/api-keys.service';
 import { AuthModule } from '../auth.module';
-import { runKeysCli, USAGE, UsageError } from './keys-cli';
+import { RefusedError, runKeysCli, USAGE, UsageError } from './keys-cli';
 
 /** The same configuration, database and auth modules as the server, without HTTP. */
 @Module({ imports: [ConfigModule, DatabaseModule, AuthModule] })
@@ -18,7 +18,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const app = await NestFactory.createApplicationContext(KeysCliModule, { logger: ['error'] });
+  // A provider that refuses the configuration (the plan table) reaches the catch below as its one line, unlogged.
+  const app = await NestFactory.createApplicationContext(KeysCliModule, { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
+  app.flushLogs();
   try {
     await runKeysCli(argv, app.get(ApiKeysService), { line: (text) => console.log(text) });
     return 0;
@@ -34,7 +36,7 @@ main(process.argv.slice(2)).then(
       console.error(`keys: ${error.message} (see npm run keys -- --help)`);
       process.exit(2);
     }
-    const known = error instanceof DomainError || error instanceof ConfigError;
+    const known = error instanceof RefusedError || error instanceof DomainError || error instanceof ConfigError;
     console.error(known ? `keys: ${(error as Error).message}` : error);
     process.exit(1);
   },

@@ -13,6 +13,43 @@ export class InvalidApiKeyRequestError extends DomainError {
   readonly code = VALIDATION_FAILED;
 }
 
+/** Why a plan and its own numbers do not go together. */
+export type PlanLimitsProblem = 'limits-on-other-plan' | 'enterprise-without-limits' | 'minute-over-day';
+
+const PLAN_LIMITS_MESSAGES: Readonly<Record<PlanLimitsProblem, string>> = {
+  'limits-on-other-plan': 'perMinute and perDay apply to the enterprise plan only',
+  'enterprise-without-limits': 'an enterprise plan needs perMinute and perDay (positive integers)',
+  'minute-over-day': 'perMinute cannot be larger than perDay',
+};
+
+/** Enterprise carries its own numbers, every other plan takes its numbers from the plan table. */
+export class InvalidPlanLimitsError extends InvalidApiKeyRequestError {
+  constructor(readonly problem: PlanLimitsProblem) {
+    super(PLAN_LIMITS_MESSAGES[problem]);
+  }
+}
+
+/** A key's name that is too long, or an account's name that is empty or too long. */
+export class InvalidNameError extends InvalidApiKeyRequestError {
+  constructor(
+    readonly of: 'key' | 'account',
+    readonly maxLength: number,
+  ) {
+    super(of === 'key' ? `a key's name has at most ${maxLength} characters` : `an account's name has 1 to ${maxLength} characters`);
+  }
+}
+
+/** Joining an account takes its plan as it is: a different plan or different numbers is refused, not applied. */
+export class AccountOnAnotherPlanError extends InvalidApiKeyRequestError {
+  constructor(
+    readonly accountName: string,
+    readonly accountPlan: string,
+    readonly requestedPlan: string,
+  ) {
+    super(`account "${accountName}" is on ${accountPlan}, not ${requestedPlan}; change the account's plan to join it on another`);
+  }
+}
+
 /** Missing, malformed, unknown or revoked: deliberately one error, so callers cannot tell which. */
 export class UnauthorizedError extends DomainError {
   readonly code = UNAUTHORIZED;

@@ -1,12 +1,13 @@
+import type { Account } from './account';
 import { Plan, PlanLimits } from './plan';
-import { InvalidApiKeyRequestError } from './api-key.errors';
+import { InvalidPlanLimitsError } from './api-key.errors';
 
 /** A client's credential. The secret itself is never kept: only its SHA-256 hash. */
 export interface ApiKey {
   readonly id: number;
   readonly name: string;
   /** The account the key belongs to, which holds the plan all its keys share. */
-  readonly account: { readonly id: number; readonly name: string };
+  readonly account: Pick<Account, 'id' | 'name' | 'ownerKeyId'>;
   /** The account's plan. */
   readonly plan: Plan;
   /** The account's agreed limits (enterprise); otherwise the plan's apply. */
@@ -17,6 +18,11 @@ export interface ApiKey {
   readonly expiresAt: Date | null;
   /** When a request last came with the key, as recorded in batches; null: never. */
   readonly lastUsedAt: Date | null;
+}
+
+/** Whether the key's account is the one made with it, rather than one it created or joined by name. */
+export function hasOwnAccount(key: ApiKey): boolean {
+  return key.account.ownerKeyId === key.id;
 }
 
 /** Whether the key has reached its expiry at `now` (epoch ms). */
@@ -30,14 +36,14 @@ export const MAX_KEY_NAME_LENGTH = 100;
 export function checkPlanLimits(plan: Plan, limits: Partial<PlanLimits>): PlanLimits | null {
   const given = limits.perMinute !== undefined || limits.perDay !== undefined;
   if (plan !== 'enterprise') {
-    if (given) throw new InvalidApiKeyRequestError('--per-minute and --per-day apply to enterprise keys only');
+    if (given) throw new InvalidPlanLimitsError('limits-on-other-plan');
     return null;
   }
   const { perMinute, perDay } = limits;
   if (!isPositiveInteger(perMinute) || !isPositiveInteger(perDay)) {
-    throw new InvalidApiKeyRequestError('an enterprise key needs --per-minute N and --per-day N (positive integers)');
+    throw new InvalidPlanLimitsError('enterprise-without-limits');
   }
-  if (perMinute > perDay) throw new InvalidApiKeyRequestError('--per-minute cannot be larger than --per-day');
+  if (perMinute > perDay) throw new InvalidPlanLimitsError('minute-over-day');
   return { perMinute, perDay };
 }
 

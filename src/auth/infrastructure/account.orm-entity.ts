@@ -7,8 +7,12 @@ export class AccountOrmEntity {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Column({ type: 'varchar', length: 100 })
-  name: string;
+  /** Null for a key's own account, which is known by its owner instead. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  name: string | null;
+
+  @Column({ name: 'owner_key_id', type: 'int', nullable: true })
+  ownerKeyId: number | null;
 
   @Column({ type: 'varchar', length: 16 })
   plan: Plan;

@@ -1,4 +1,4 @@
-import { Account } from '../domain/account';
+import { Account, ownAccountName } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
 import { NewApiKey } from '../domain/api-key.repository';
 import { AccountOrmEntity } from './account.orm-entity';
@@ -9,11 +9,11 @@ export type ApiKeyWithAccountRow = ApiKeyOrmEntity & { account: AccountOrmEntity
 
 export const ApiKeyMapper = {
   toDomain(row: ApiKeyWithAccountRow): ApiKey {
-    const { id, name, plan, customLimits } = ApiKeyMapper.accountToDomain(row.account);
+    const { id, name, ownerKeyId, plan, customLimits } = ApiKeyMapper.accountToDomain(row.account);
     return {
       id: Number(row.id),
       name: row.name,
-      account: { id, name },
+      account: { id, name, ownerKeyId },
       plan,
       customLimits,
       createdAt: new Date(row.createdAt),
@@ -24,9 +24,11 @@ export const ApiKeyMapper = {
   },
 
   accountToDomain(row: AccountOrmEntity): Account {
+    const ownerKeyId = row.ownerKeyId === null ? null : Number(row.ownerKeyId);
     return {
       id: Number(row.id),
-      name: row.name,
+      name: row.name ?? ownAccountName(Number(ownerKeyId)),
+      ownerKeyId,
       plan: row.plan,
       customLimits:
         row.perMinute === null || row.perDay === null ? null : { perMinute: Number(row.perMinute), perDay: Number(row.perDay) },

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isDuplicateKey } from '../../database/duplicate-key';
-import { Account, ownAccountName } from '../domain/account';
+import { Account, ownerKeyIdOf } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
 import { AccountCreatedMeanwhileError } from '../domain/api-key.errors';
 import { ApiKeyRepository, NewApiKey, StoredApiKey } from '../domain/api-key.repository';
@@ -19,15 +19,15 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     super();
   }
 
-  /** In one transaction: the account found or made, the key, and a key's own account named after the key. */
+  /** In one transaction: the account found or made, and the key; a key's own account then names its key. */
   create(key: NewApiKey): Promise<ApiKey> {
     return this.rows.manager.transaction(async (manager) => {
       const accounts = manager.getRepository(AccountOrmEntity);
-      let account = key.account === undefined ? null : await accounts.findOneBy({ name: key.account });
+      let account = key.account === undefined ? null : await findAccountRow(accounts, key.account);
       if (!account) {
         const fresh = {
-          // A key's own account is named after the key, whose id the insert below gives.
-          name: key.account ?? `pending:${key.keyHash}`,
+          name: key.account ?? null,
+          ownerKeyId: null,
           plan: key.plan,
           perMinute: key.customLimits?.perMinute ?? null,
           perDay: key.customLimits?.perDay ?? null,
@@ -42,15 +42,16 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
       const result = await manager.getRepository(ApiKeyOrmEntity).insert({ ...row });
       const id = Number(result.identifiers[0].id);
       if (key.account === undefined) {
-        account = { ...account, name: ownAccountName(id) };
-        await accounts.update({ id: account.id }, { name: account.name });
+        // The two rows refer to each other, so the account learns its key's id once the key has one.
+        account = { ...account, ownerKeyId: id };
+        await accounts.update({ id: account.id }, { ownerKeyId: id });
       }
       return ApiKeyMapper.toDomain({ ...row, id, account });
     });
   }
 
   async findAccount(name: string): Promise<Account | null> {
-    const row = await this.rows.manager.getRepository(AccountOrmEntity).findOneBy({ name });
+    const row = await findAccountRow(this.rows.manager.getRepository(AccountOrmEntity), name);
     return row ? ApiKeyMapper.accountToDomain(row) : null;
   }
 
@@ -107,4 +108,10 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     const limits = { perMinute: customLimits?.perMinute ?? null, perDay: customLimits?.perDay ?? null };
     await this.rows.manager.getRepository(AccountOrmEntity).update({ id: accountId }, { plan, ...limits });
   }
+}
+
+/** An account by the name it is known by: a key's own account by its owner, any other by its name. */
+function findAccountRow(accounts: Repository<AccountOrmEntity>, name: string): Promise<AccountOrmEntity | null> {
+  const ownerKeyId = ownerKeyIdOf(name);
+  return ownerKeyId === null ? accounts.findOneBy({ name }) : accounts.findOneBy({ ownerKeyId });
 }

@@ -1,0 +1,39 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createDataSourceOptions } from '../../src/database/database-options';
+
+const ROOT = join(__dirname, '..', '..');
+const run = promisify(execFile);
+
+/** The TypeORM CLI line of the README's MySQL section, without its DATABASE_URL, which the spec sets. */
+function readmeTypeormCommand(): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const command = /^DATABASE_URL=\S+ (npm run typeorm -- .+?)\s+#/m.exec(readme)?.[1];
+  if (!command) throw new Error('The README shows no TypeORM CLI command');
+  return command.split(/\s+/);
+}
+
+/** The sqlite migrations' names, in the order they run. */
+const MIGRATION_NAMES = (createDataSourceOptions('sqlite::memory:').migrations as Array<{ name: string }>).map((migration) => migration.name);
+
+describe('the TypeORM CLI of the README', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-typeorm-cli-'));
+  const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'store.db')}`, LOG_LEVEL: 'silent' };
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is migration:show, and lists every migration of a fresh store as pending, then as applied', async () => {
+    const command = readmeTypeormCommand();
+    expect(command).toEqual(['npm', 'run', 'typeorm', '--', 'migration:show']);
+    const [npm, ...args] = command;
+
+    const fresh = await run(npm, ['-s', ...args], { cwd: ROOT, env });
+    expect(fresh.stdout.trim().split('\n')).toEqual(MIGRATION_NAMES.map((name) => `[ ] ${name}`));
+
+    await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/database/migrate.ts'], { cwd: ROOT, env });
+    const migrated = await run(npm, ['-s', ...args], { cwd: ROOT, env });
+    expect(migrated.stdout.trim().split('\n')).toEqual(MIGRATION_NAMES.map((name, i) => `[X] ${i + 1} ${name}`));
+  }, 60_000);
+});
