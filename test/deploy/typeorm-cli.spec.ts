@@ -21,7 +21,8 @@ const MIGRATION_NAMES = (createDataSourceOptions('sqlite::memory:').migrations a
 
 describe('the TypeORM CLI of the README', () => {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-typeorm-cli-'));
-  const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'store.db')}`, LOG_LEVEL: 'silent' };
+  // FORCE_COLOR=0: under CI=true the CLI's colour library would underline every line.
+  const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'store.db')}`, LOG_LEVEL: 'silent', FORCE_COLOR: '0' };
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is migration:show, and lists every migration of a fresh store as pending, then as applied', async () => {
