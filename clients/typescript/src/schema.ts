@@ -84,7 +84,7 @@ export interface components {
          * @description Machine-readable error code
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "bad_request" | "unauthorized" | "not_found" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "api_key_banned" | "internal_error" | "service_unavailable";
+        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "not_found" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
         /** @description The body of every error response: exactly these three fields. */
         Error: {
             /** @description Machine-readable error code */
