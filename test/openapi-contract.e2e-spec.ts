@@ -146,6 +146,20 @@ describeOnStore('the API document', () => {
       }
     });
 
+    it('403 on every operation for a key without its scope', async () => {
+      const headersOf = async (scopes: string[]) => ({ authorization: `Bearer ${(await testApp.createKey({ plan: 'pro', scopes })).secret}` });
+      const [readOnly, writeOnly] = [await headersOf(['pets:read']), await headersOf(['pets:write'])];
+      const responses: Array<[string, ApiResponse]> = [
+        ['listPets', await testApp.anonymous.get('/v1/pets', writeOnly)],
+        ['createPet', await testApp.anonymous.post('/v1/pets', { name: 'Rex', categoryId: 1 }, readOnly)],
+        ['getPet', await testApp.anonymous.get('/v1/pets/1', writeOnly)],
+      ];
+      for (const [operationId, response] of responses) {
+        expectErrorBody(response, 403, 'insufficient_scope');
+        contract.expectResponse(operationId, response);
+      }
+    });
+
     it('500 on every operation when the store fails', async () => {
       const broken = await createTestApp();
       try {

@@ -45,7 +45,7 @@ const RATE_LIMIT_HEADERS: HeadersObject = Object.fromEntries(
   Object.keys(RATE_LIMIT_HEADER_COMPONENTS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
 );
 
-type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
 
 /** Each example is an Error body: its code, and a message (the code's own when none is given). */
 type Example = readonly [code: string, message?: string];
@@ -64,6 +64,17 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
         required: true,
         description: 'The scheme to authenticate with',
         schema: { type: 'string', enum: ['Bearer realm="animal-store"'] },
+      },
+    },
+  },
+  403: {
+    example: ['insufficient_scope', 'This API key lacks the scope pets:write, which this operation needs'],
+    description: '`insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`)',
+    headers: {
+      'WWW-Authenticate': {
+        required: true,
+        description: 'RFC 6750: the error and the scope the operation needs',
+        schema: { type: 'string', pattern: '^Bearer realm="animal-store", error="insufficient_scope", scope="[a-z:]+"$' },
       },
     },
   },
@@ -105,7 +116,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
 export interface StandardResponses {
   success: { status: 200 | 201; description: string; type: Type<unknown> | [Type<unknown>]; headers?: HeadersObject };
   /** Error statuses this operation can send besides 400, 401, 429 and 500, which every operation can. */
-  errors?: Array<404 | 409 | 413 | 415 | 422>;
+  errors?: Array<403 | 404 | 409 | 413 | 415 | 422>;
   /** Headers on every response of the operation, errors included. */
   headers?: HeadersObject;
 }

@@ -10,7 +10,11 @@ export interface KeyCaller {
   readonly keyId: number;
   /** The key's account, whose keys share one quota. */
   readonly accountId: number;
+  /** The account's plan. */
+  readonly plan: string;
   readonly limits: CallerLimits;
+  /** What the key may do, e.g. `pets:read`; a route may require one (auth's @RequireScope()). */
+  readonly scopes: readonly string[];
 }
 
 /** A request without a valid key, known only by its client address. */

@@ -84,7 +84,7 @@ export interface components {
          * @description Machine-readable error code
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "not_found" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "insufficient_scope" | "not_found" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
         /** @description The body of every error response: exactly these three fields. */
         Error: {
             /** @description Machine-readable error code */
@@ -218,6 +218,29 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`) */
+            403: {
+                headers: {
+                    /** @description RFC 6750: the error and the scope the operation needs */
+                    "WWW-Authenticate": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:write, which this operation needs",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
             429: {
                 headers: {
@@ -335,6 +358,29 @@ export interface operations {
                      *       "code": "unauthorized",
                      *       "message": "A valid API key is required: send Authorization: Bearer <key>",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`) */
+            403: {
+                headers: {
+                    /** @description RFC 6750: the error and the scope the operation needs */
+                    "WWW-Authenticate": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:write, which this operation needs",
+                     *       "status": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -553,6 +599,35 @@ export interface operations {
                      *       "code": "unauthorized",
                      *       "message": "A valid API key is required: send Authorization: Bearer <key>",
                      *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`) */
+            403: {
+                headers: {
+                    /** @description RFC 6750: the error and the scope the operation needs */
+                    "WWW-Authenticate": string;
+                    /** @description RFC 9745: when the operation was deprecated, as `@<Unix seconds>` */
+                    Deprecation: string;
+                    /** @description RFC 8594: the operation is removed at this time */
+                    Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    Link: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:write, which this operation needs",
+                     *       "status": 403
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

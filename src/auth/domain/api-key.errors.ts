@@ -1,5 +1,7 @@
 import { DomainError } from '../../errors/domain-error';
-import { NOT_FOUND, UNAUTHORIZED, VALIDATION_FAILED } from '../../errors/error-code';
+import { defineErrorCode, NOT_FOUND, UNAUTHORIZED, VALIDATION_FAILED } from '../../errors/error-code';
+
+export const INSUFFICIENT_SCOPE = defineErrorCode('insufficient_scope', 403, 'The API key lacks the scope this operation needs');
 
 export class ApiKeyNotFoundError extends DomainError {
   readonly code = NOT_FOUND;
@@ -76,5 +78,14 @@ export class AccountCreatedMeanwhileError extends DomainError {
 
   constructor(readonly accountName: string) {
     super(`account "${accountName}" was created by another command at the same moment; try again`);
+  }
+}
+
+/** A valid key that may not do this operation: its scopes do not include the one the route requires. */
+export class InsufficientScopeError extends DomainError {
+  readonly code = INSUFFICIENT_SCOPE;
+
+  constructor(readonly requiredScope: string) {
+    super(`This API key lacks the scope ${requiredScope}, which this operation needs`);
   }
 }

@@ -3,13 +3,16 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IS_PUBLIC } from '../../http/public.decorator';
 import { callerOf } from '../../http/request-context';
-import { UnauthorizedError } from '../domain/api-key.errors';
+import { InsufficientScopeError, UnauthorizedError } from '../domain/api-key.errors';
+import { REQUIRED_SCOPE } from './require-scope.decorator';
 
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"';
 
 /**
  * The last global guard: a route needs an active API key unless it is marked
- * @Public(). The 401 never says why a key was refused.
+ * @Public(), and a key with the scope the route requires (@RequireScope()).
+ * The 401 never says why a key was refused; the 403 names the missing scope
+ * (RFC 6750 section 3.1).
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -17,12 +20,20 @@ export class AccessGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
-    if (callerOf(http.getRequest<FastifyRequest>()).kind === 'key' || this.isPublic(context)) return true;
-    http.getResponse<FastifyReply>().header('www-authenticate', WWW_AUTHENTICATE);
-    throw new UnauthorizedError();
+    const caller = callerOf(http.getRequest<FastifyRequest>());
+    const reply = http.getResponse<FastifyReply>();
+    if (caller.kind === 'anonymous') {
+      if (this.routeSays<boolean>(IS_PUBLIC, context)) return true;
+      reply.header('www-authenticate', WWW_AUTHENTICATE);
+      throw new UnauthorizedError();
+    }
+    const scope = this.routeSays<string>(REQUIRED_SCOPE, context);
+    if (scope === undefined || caller.scopes.includes(scope)) return true;
+    reply.header('www-authenticate', `${WWW_AUTHENTICATE}, error="insufficient_scope", scope="${scope}"`);
+    throw new InsufficientScopeError(scope);
   }
 
-  private isPublic(context: ExecutionContext): boolean {
-    return this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true;
+  private routeSays<T>(key: string, context: ExecutionContext): T | undefined {
+    return this.reflector.getAllAndOverride<T>(key, [context.getHandler(), context.getClass()]);
   }
 }

@@ -29,7 +29,10 @@ export class AuthenticationGuard implements CanActivate {
   private async callerOf(request: FastifyRequest): Promise<Caller> {
     const token = bearerToken(request.headers.authorization);
     const found = token === undefined ? null : await this.authentication.authenticate(token);
-    if (found) return { kind: 'key', keyId: found.key.id, accountId: found.key.account.id, limits: found.limits };
+    if (found) {
+      const { key, limits } = found;
+      return { kind: 'key', keyId: key.id, accountId: key.account.id, plan: key.plan, limits, scopes: key.scopes };
+    }
     return { kind: 'anonymous', address: request.ip, limits: this.authentication.anonymousLimits() };
   }
 }

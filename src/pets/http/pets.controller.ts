@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags, type HeadersObject } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
+import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
 import { Deprecated, sunsetDate } from '../../http/deprecation';
 import { requestOrigin } from '../../http/request-origin';
@@ -61,9 +62,11 @@ export class PetsController {
   ) {}
 
   @Get()
+  @RequireScope('pets:read')
   @ApiOperation({ operationId: 'listPets', summary: 'List pets', description: 'A page of pets ordered by id.' })
   @ApiStandardResponses({
     success: { status: 200, description: 'A page of pets', type: [PetResponseDto], headers: NEXT_PAGE_HEADERS },
+    errors: [403],
   })
   async listPets(
     @Query() query: ListPetsQueryDto,
@@ -90,16 +93,18 @@ export class PetsController {
       'The body is a JSON object sent as `application/json`; unknown fields are refused. `status` defaults to `available`. ' +
       'With an `Idempotency-Key`, a retry with the same key and body within `IDEMPOTENCY_TTL_SECONDS` gets the first answer again instead of a second pet.',
   })
+  @RequireScope('pets:write')
   @Idempotent()
   @ApiStandardResponses({
     success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto, headers: REPLAYED_HEADERS },
-    errors: [409, 413, 415, 422],
+    errors: [403, 409, 413, 415, 422],
   })
   createPet(@Body() body: CreatePetDto): Promise<Pet> {
     return this.pets.create(body);
   }
 
   @Get(':petId')
+  @RequireScope('pets:read')
   @Deprecated(GET_PET_DEPRECATION)
   @ApiOperation({
     operationId: 'getPet',
@@ -110,7 +115,7 @@ export class PetsController {
   @ApiParam({ name: 'petId', schema: ID_SCHEMA, description: 'The id of the pet' })
   @ApiStandardResponses({
     success: { status: 200, description: 'The pet', type: PetResponseDto },
-    errors: [404],
+    errors: [403, 404],
     headers: DEPRECATION_RESPONSE_HEADERS,
   })
   getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {
