@@ -53,7 +53,7 @@ describeOnStore('key scopes', () => {
   });
 
   it('keeps the 401 contract: no key, or a wrong one, is 401 with the plain challenge', async () => {
-    for (const headers of [{}, { authorization: `Bearer ask_test_${'x'.repeat(43)}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ask_test_${'x'.repeat(43)}` }] as Array<Record<string, string>>) {
       const response = await testApp.anonymous.post('/v1/pets', { name: 'Rex', categoryId: 1 }, headers);
       expectErrorBody(response, 401, 'unauthorized');
       expect(response.headers['www-authenticate']).toBe('Bearer realm="animal-store"');
