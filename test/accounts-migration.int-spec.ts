@@ -5,13 +5,15 @@ import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-
 import { createDataSourceOptions } from '../src/database/database-options';
 import { runMigrations } from '../src/database/run-migrations';
 import { createTestDatabase, TestDatabase, TestStore } from './support/test-database';
+import { SCOPES } from '../src/auth/domain/scope';
 
 const ACCOUNTS_MIGRATION = 'CreateAccounts1763856000000';
 const OWN_ACCOUNTS_MIGRATION = 'OwnAccounts1763942400000';
+const SCOPES_MIGRATION = 'ApiKeyScopes1764028800000';
 const stores: TestStore[] = process.env.MYSQL_AVAILABLE === '1' ? ['sqlite', 'mysql'] : ['sqlite'];
 
-/** Migrations on a store that already holds keys, as a deployed service's does, each case on a database of its own. */
-describe.each(stores)('accounts migrations [%s]', (store) => {
+/** Migrations of keys and accounts on a store that already holds keys, as a deployed service's does, each case on a database of its own. */
+describe.each(stores)('key and account migrations [%s]', (store) => {
   let database: TestDatabase;
   let dataSource: DataSource | undefined;
 
@@ -65,7 +67,7 @@ describe.each(stores)('accounts migrations [%s]', (store) => {
       { id: 2, name: 'big', account: { id: expect.any(Number), name: 'key-2', ownerKeyId: 2 }, plan: 'enterprise', customLimits: { perMinute: 50, perDay: 500 } },
     ]);
     expect(keys[0].account.id).not.toBe(keys[1].account.id);
-    const next = await repository.create({ name: '', plan: 'free', customLimits: null, keyHash: 'c'.repeat(64), createdAt: new Date(), expiresAt: null });
+    const next = await repository.create({ name: '', plan: 'free', customLimits: null, scopes: SCOPES, keyHash: 'c'.repeat(64), createdAt: new Date(), expiresAt: null });
     expect(next.account).toMatchObject({ name: 'key-3', ownerKeyId: 3 });
 
     await undoFrom(migrated, ACCOUNTS_MIGRATION);
@@ -95,7 +97,7 @@ describe.each(stores)('accounts migrations [%s]', (store) => {
     ]);
     await expect(repository.findAccount('key-1')).resolves.toMatchObject({ id: 1, ownerKeyId: 1 });
     // A new key's own account is made as such at once, with no name to rename.
-    const next = await repository.create({ name: '', plan: 'free', customLimits: null, keyHash: 'e'.repeat(64), createdAt: new Date(), expiresAt: null });
+    const next = await repository.create({ name: '', plan: 'free', customLimits: null, scopes: SCOPES, keyHash: 'e'.repeat(64), createdAt: new Date(), expiresAt: null });
     expect(next.account).toEqual({ id: 4, name: 'key-5', ownerKeyId: 5 });
     const accounts = async (columns: string) =>
       ((await migrated.query(`SELECT ${columns} FROM accounts ORDER BY id`)) as Array<Record<string, unknown>>).map((row) =>
@@ -112,5 +114,33 @@ describe.each(stores)('accounts migrations [%s]', (store) => {
 
     await undoFrom(migrated, OWN_ACCOUNTS_MIGRATION);
     expect(await accounts('name')).toEqual([['key-1'], ['acme'], ['key-9'], ['key-5']]);
+  });
+
+  it('lets every existing key keep both scopes, stores a new key\'s own, and undoes to keys without scopes', async () => {
+    const old = await openBefore(SCOPES_MIGRATION);
+    await old.query("INSERT INTO accounts (name, plan, created_at) VALUES ('acme', 'pro', '2026-01-01 00:00:00')");
+    await old.query("INSERT INTO api_keys (name, key_hash, account_id, created_at) VALUES ('old', ?, 1, '2026-01-01 00:00:00')", ['f'.repeat(64)]);
+
+    const { migrated, repository } = await migrateFrom(SCOPES_MIGRATION);
+    const reader = await repository.create({
+      name: 'reader',
+      account: 'acme',
+      plan: 'pro',
+      customLimits: null,
+      scopes: ['pets:read'],
+      keyHash: '0'.repeat(64),
+      createdAt: new Date(),
+      expiresAt: null,
+    });
+    expect(reader.scopes).toEqual(['pets:read']);
+    expect((await repository.list()).map((key) => [key.name, key.scopes])).toEqual([
+      ['old', ['pets:read', 'pets:write']],
+      ['reader', ['pets:read']],
+    ]);
+    await expect(repository.findByHash('f'.repeat(64))).resolves.toMatchObject({ key: { scopes: ['pets:read', 'pets:write'] } });
+
+    await undoFrom(migrated, SCOPES_MIGRATION);
+    const columns = (await migrated.query('SELECT * FROM api_keys WHERE id = 1')) as Array<Record<string, unknown>>;
+    expect(Object.keys(columns[0])).not.toContain('scopes');
   });
 });

@@ -130,6 +130,7 @@ describeOnStore('keys command line', () => {
       plan: 'pro',
       perMinute: 300,
       perDay: 10000,
+      scopes: ['pets:read', 'pets:write'],
       createdAt: isoDate,
       expiresAt: isoDate,
       revokedAt: null,
@@ -138,6 +139,40 @@ describeOnStore('keys command line', () => {
     expect(listed.stdout).not.toContain(key.slice(9));
     // Used only after the list: a slow machine may take longer to start the command than the last-use batch takes to be written.
     expect((await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${key}` })).status).toBe(200);
+  });
+
+  it('create --scopes makes a key that may do only what it names; list, --json and roll show and keep its scopes', async () => {
+    const created = await keysCommand(testApp.database.url, 'create', '--plan', 'pro', '--name', 'reader', '--scopes', 'pets:read');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^Created API key (\d+): plan pro, 300\/minute, 10000\/day, name "reader", scopes pets:read\.$/m);
+    const id = Number(/^Created API key (\d+)/m.exec(created.stdout)?.[1]);
+    const both = await keysCommand(testApp.database.url, 'create', '--plan', 'pro', '--scopes', 'pets:write, pets:read,pets:write', '--json');
+    const { id: full } = JSON.parse(both.stdout) as { id: number };
+
+    const scopesOf = async () => {
+      await cli('list', '--json');
+      const byId = new Map((JSON.parse(lines[0]) as Array<{ id: number; scopes: string[] }>).map((entry) => [entry.id, entry.scopes]));
+      return [byId.get(id), byId.get(full)];
+    };
+    await expect(scopesOf()).resolves.toEqual([['pets:read'], ['pets:read', 'pets:write']]);
+    await cli('list');
+    expect(lines.find((line) => line.startsWith(`${id} `))?.split(/\s{2,}/)[5]).toBe('pets:read');
+
+    const rolled = await keysCommand(testApp.database.url, 'roll', String(id), '--grace', '0s');
+    expect(rolled.stdout).toMatch(new RegExp(`^Rolled API key ${id} \\(plan pro, 300/minute, 10000/day, name "reader", scopes pets:read\\);`, 'm'));
+    await expect(scopesOf()).resolves.toEqual([['pets:read'], ['pets:read', 'pets:write']]);
+  });
+
+  it('refuses an unknown scope with one line on stderr and exit code 2, creating no key', async () => {
+    const before = (await testApp.app.get(ApiKeysService).list()).length;
+    const result = await keysCommand(testApp.database.url, 'create', '--plan', 'pro', '--scopes', 'pets:read,pets:delete');
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'keys: --scopes takes pets:read, pets:write (comma-separated), not "pets:delete" (see npm run keys -- --help)\n',
+    });
+    await expect(cli('create', '--plan', 'pro', '--scopes', '')).rejects.toThrow(UsageError);
+    expect(await testApp.app.get(ApiKeysService).list()).toHaveLength(before);
   });
 
   it('refuses a bad flag value with one line and exit 2, whatever the output format', async () => {
@@ -171,15 +206,27 @@ describeOnStore('keys command line', () => {
   it('list prints a table of every key without any secret or hash', async () => {
     const { id, secret } = await testApp.createKey({ plan: 'business', name: 'listed' });
     await cli('list');
-    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED', 'ACCOUNT']);
+    expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED', 'ACCOUNT']);
     const row = lines.find((line) => line.startsWith(`${id} `));
-    expect(row?.split(/\s{2,}/)).toEqual([String(id), 'listed', 'business', '1000', '100000', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/), '-', '-', 'never', `key-${id}`]);
+    expect(row?.split(/\s{2,}/)).toEqual([
+      String(id),
+      'listed',
+      'business',
+      '1000',
+      '100000',
+      'pets:read,pets:write',
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      '-',
+      '-',
+      'never',
+      `key-${id}`,
+    ]);
     await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` });
     await testApp.app.get(KeyUsageRecorder).flush();
     await cli('list');
     const used = lines.find((line) => line.startsWith(`${id} `))?.split(/\s{2,}/);
-    expect(used?.[8]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\dZ$/);
-    expect(Date.now() - Date.parse(used![8])).toBeLessThan(120_000);
+    expect(used?.[9]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\dZ$/);
+    expect(Date.now() - Date.parse(used![9])).toBeLessThan(120_000);
     const output = lines.join('\n');
     expect(output).not.toContain(secret.slice(9));
     expect(output).not.toMatch(/[0-9a-f]{64}/);
@@ -190,7 +237,7 @@ describeOnStore('keys command line', () => {
     await cli('revoke', String(id));
     expect(lines).toEqual([`Revoked API key ${id}; every instance refuses it within 4 seconds.`]);
     await cli('list');
-    expect(lines.find((line) => line.startsWith(`${id} `))?.split(/\s{2,}/)[7]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z$/);
+    expect(lines.find((line) => line.startsWith(`${id} `))?.split(/\s{2,}/)[8]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z$/);
     const fresh = await createTestApp({ database: testApp.database });
     try {
       expectErrorBody(await fresh.anonymous.get('/v1/pets', { authorization: `Bearer ${secret}` }), 401, 'unauthorized');

@@ -8,8 +8,10 @@ import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1
 import { CreateIdempotencyRecords1763769600000 as MysqlCreateIdempotencyRecords } from './migrations/mysql/1763769600000-CreateIdempotencyRecords';
 import { CreateAccounts1763856000000 as MysqlCreateAccounts } from './migrations/mysql/1763856000000-CreateAccounts';
 import { OwnAccounts1763942400000 as MysqlOwnAccounts } from './migrations/mysql/1763942400000-OwnAccounts';
+import { ApiKeyScopes1764028800000 as MysqlApiKeyScopes } from './migrations/mysql/1764028800000-ApiKeyScopes';
 import { CreateAccounts1763856000000 as SqliteCreateAccounts } from './migrations/sqlite/1763856000000-CreateAccounts';
 import { OwnAccounts1763942400000 as SqliteOwnAccounts } from './migrations/sqlite/1763942400000-OwnAccounts';
+import { ApiKeyScopes1764028800000 as SqliteApiKeyScopes } from './migrations/sqlite/1764028800000-ApiKeyScopes';
 import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/sqlite/1763683300000-CreateApiKeys';
 import { ApiKeyLifecycle1763683350000 as SqliteApiKeyLifecycle } from './migrations/sqlite/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
@@ -17,8 +19,24 @@ import { CreateIdempotencyRecords1763769600000 as SqliteCreateIdempotencyRecords
 
 // Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
 const MIGRATIONS = {
-  sqlite: [SqliteCreatePets, SqliteCreateApiKeys, SqliteApiKeyLifecycle, SqliteCreateIdempotencyRecords, SqliteCreateAccounts, SqliteOwnAccounts],
-  mysql: [MysqlCreatePets, MysqlCreateApiKeys, MysqlApiKeyLifecycle, MysqlCreateIdempotencyRecords, MysqlCreateAccounts, MysqlOwnAccounts],
+  sqlite: [
+    SqliteCreatePets,
+    SqliteCreateApiKeys,
+    SqliteApiKeyLifecycle,
+    SqliteCreateIdempotencyRecords,
+    SqliteCreateAccounts,
+    SqliteOwnAccounts,
+    SqliteApiKeyScopes,
+  ],
+  mysql: [
+    MysqlCreatePets,
+    MysqlCreateApiKeys,
+    MysqlApiKeyLifecycle,
+    MysqlCreateIdempotencyRecords,
+    MysqlCreateAccounts,
+    MysqlOwnAccounts,
+    MysqlApiKeyScopes,
+  ],
 };
 
 export type DatabaseKind = 'sqlite' | 'mysql';

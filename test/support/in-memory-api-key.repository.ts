@@ -22,6 +22,7 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
       account: { id: account.id, name: account.name, ownerKeyId: account.ownerKeyId },
       plan: account.plan,
       customLimits: account.customLimits,
+      scopes: key.scopes,
       createdAt: key.createdAt,
       revokedAt: null,
       expiresAt: key.expiresAt,

@@ -2,7 +2,7 @@ import { loadConfig } from '../../config/app-config';
 import { hasOwnAccount } from '../domain/api-key';
 import { hashApiKeySecret } from '../domain/api-key-secret';
 import type { NewApiKey } from '../domain/api-key.repository';
-import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
+import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError, InvalidScopesError } from '../domain/api-key.errors';
 import { ApiKeysService } from './api-keys.service';
 import { PlanTable } from './plan-table';
 import { FakeClock } from '../../../test/support/fake-clock';
@@ -24,6 +24,26 @@ describe('ApiKeysService', () => {
     expect(repository.rows[0].keyHash).toBe(hashApiKeySecret(secret));
     const other = await service.create({ plan: 'free' });
     expect(other.secret).not.toBe(secret);
+  });
+
+  it('gives a key every scope unless told which, each once and in order; an unknown scope or none is refused', async () => {
+    const { repository, service } = make();
+    await expect(service.create({ plan: 'free' })).resolves.toMatchObject({ key: { scopes: ['pets:read', 'pets:write'] } });
+    await expect(service.create({ plan: 'free', scopes: ['pets:read'] })).resolves.toMatchObject({ key: { scopes: ['pets:read'] } });
+    await expect(service.create({ plan: 'free', scopes: ['pets:write', 'pets:read', 'pets:write'] })).resolves.toMatchObject({
+      key: { scopes: ['pets:read', 'pets:write'] },
+    });
+    await expect(service.create({ plan: 'free', scopes: ['pets:admin'] })).rejects.toThrow(InvalidScopesError);
+    await expect(service.create({ plan: 'free', scopes: [] })).rejects.toThrow(InvalidScopesError);
+    expect(repository.rows.map((row) => row.key.scopes)).toEqual([['pets:read', 'pets:write'], ['pets:read'], ['pets:read', 'pets:write']]);
+  });
+
+  it('keeps a key\'s scopes when it is rolled or moved to another plan', async () => {
+    const { service } = make();
+    const { key } = await service.create({ plan: 'free', scopes: ['pets:read'] });
+    await service.roll(key.id, 0);
+    await service.setPlan(key.id, { plan: 'pro' });
+    expect((await service.list())[0]).toMatchObject({ plan: 'pro', scopes: ['pets:read'] });
   });
 
   it('sets an expiry from the clock when asked, and none otherwise', async () => {

@@ -7,6 +7,7 @@ import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequest
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
 import { isPlan, Plan, PLANS, PlanLimits } from '../domain/plan';
+import { checkScopes, SCOPES } from '../domain/scope';
 import { PlanTable } from './plan-table';
 
 export interface CreateApiKeyInput {
@@ -18,6 +19,8 @@ export interface CreateApiKeyInput {
   perDay?: number;
   /** How long the key works, from now; absent: until revoked. */
   expiresInMs?: number;
+  /** What the key may do; absent: every scope. */
+  scopes?: readonly string[];
 }
 
 export interface CreatedApiKey {
@@ -26,7 +29,7 @@ export interface CreatedApiKey {
   secret: string;
 }
 
-/** The key life cycle: create (secret shown once, optionally expiring), list, change plan, roll the secret, revoke. */
+/** The key life cycle: create (secret shown once, scoped, optionally expiring), list, change plan, roll the secret, revoke. */
 @Injectable()
 export class ApiKeysService {
   constructor(
@@ -39,6 +42,7 @@ export class ApiKeysService {
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
     const plan = parsePlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);
+    const scopes = input.scopes === undefined ? [...SCOPES] : checkScopes(input.scopes);
     const name = (input.name ?? '').trim();
     if ([...name].length > MAX_KEY_NAME_LENGTH) {
       throw new InvalidNameError('key', MAX_KEY_NAME_LENGTH);
@@ -48,7 +52,7 @@ export class ApiKeysService {
     const expiresAt = input.expiresInMs === undefined ? null : new Date(now + input.expiresInMs);
     const store = async () => {
       const account = input.account === undefined ? undefined : await this.accountToJoin(input.account, plan, customLimits);
-      return this.keys.create({ name, account, plan, customLimits, keyHash: hashApiKeySecret(secret), createdAt: new Date(now), expiresAt });
+      return this.keys.create({ name, account, plan, customLimits, scopes, keyHash: hashApiKeySecret(secret), createdAt: new Date(now), expiresAt });
     };
     // Two commands creating one new account at once: the later finds it made by the earlier and joins it, plan checked.
     const key = await store().catch((error: unknown) => {
@@ -84,7 +88,7 @@ export class ApiKeysService {
   }
 
   /** Changes the plan of the key's account: every key of the account gets it. */
-  async setPlan(id: number, input: Omit<CreateApiKeyInput, 'name' | 'account' | 'expiresInMs'>): Promise<ApiKey> {
+  async setPlan(id: number, input: Pick<CreateApiKeyInput, 'plan' | 'perMinute' | 'perDay'>): Promise<ApiKey> {
     const key = await this.require(id);
     const plan = parsePlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);

@@ -3,10 +3,12 @@ import { ApiKeysService } from '../application/api-keys.service';
 import { ApiKey, hasOwnAccount } from '../domain/api-key';
 import { AccountOnAnotherPlanError, InvalidNameError, InvalidPlanLimitsError, type PlanLimitsProblem } from '../domain/api-key.errors';
 import { parseDuration } from '../domain/duration';
+import { isScope, SCOPES } from '../domain/scope';
 import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
 
 export const USAGE = `Usage: npm run keys -- <command>
-  create --plan <free|pro|business|enterprise> [--name LABEL] [--account NAME] [--per-minute N --per-day N] [--expires-in DURATION]
+  create --plan <free|pro|business|enterprise> [--name LABEL] [--account NAME] [--per-minute N --per-day N]
+         [--scopes SCOPE,...] [--expires-in DURATION]
   list [--json]
   roll <id> [--grace DURATION] [--json]   new secret; the old one works for the grace (default 24h, 0s: ends now)
   revoke <id>
@@ -14,6 +16,8 @@ export const USAGE = `Usage: npm run keys -- <command>
 An account's keys share its plan and one quota: --account creates the account or joins it
 (with its very plan); without it a key gets an account of its own.
 --per-minute and --per-day are for enterprise keys, which need both.
+--scopes names what the key may do, of ${SCOPES.join(', ')}; without it the key may do all.
+A key keeps its scopes when rolled.
 With --json, list prints one JSON array; create and roll print one object with id and key.
 A DURATION is a whole number with s, m, h or d: 30s, 15m, 12h, 90d.`;
 
@@ -61,6 +65,14 @@ function toDuration(flag: string, value: string | undefined): number | undefined
   return ms;
 }
 
+function toScopes(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.find((name) => !isScope(name));
+  if (unknown !== undefined) throw new UsageError(`--scopes takes ${SCOPES.join(', ')} (comma-separated), not "${unknown}"`);
+  return names;
+}
+
 function toId(value: string | undefined): number {
   if (value === undefined) throw new UsageError('an API key id is required');
   if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new UsageError(`"${value}" is not an API key id`);
@@ -89,6 +101,7 @@ async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput):
         'per-minute': { type: 'string' },
         'per-day': { type: 'string' },
         'expires-in': { type: 'string' },
+        scopes: { type: 'string' },
         grace: { type: 'string' },
         json: { type: 'boolean' },
       },
@@ -108,7 +121,8 @@ async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput):
       expectArguments(0);
       if (!values.plan) throw new UsageError('create needs --plan');
       const expiresInMs = toDuration('expires-in', values['expires-in']);
-      const { key, secret } = await keys.create({ plan: values.plan, name: values.name, account: values.account, ...limits, expiresInMs });
+      const scopes = toScopes(values.scopes);
+      const { key, secret } = await keys.create({ plan: values.plan, name: values.name, account: values.account, ...limits, scopes, expiresInMs });
       if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
       out.line(`Created API key ${key.id}: ${describeKey(key, keys)}.`);
       return showSecretOnce(secret, out);
@@ -163,7 +177,9 @@ function describeKey(key: ApiKey, keys: ApiKeysService): string {
   const expiry = key.expiresAt ? `, expires ${iso(key.expiresAt)}` : '';
   // A key's own account goes unmentioned: only an account made or joined by name is news.
   const account = hasOwnAccount(key) ? '' : `, account "${key.account.name}"`;
-  return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${account}${expiry}`;
+  // Only a key that may do less than everything says so.
+  const scopes = key.scopes.length < SCOPES.length ? `, scopes ${key.scopes.join(',')}` : '';
+  return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${account}${scopes}${expiry}`;
 }
 
 /** The machine-readable form of `list`: every field a script needs, dates in ISO 8601 or null. */
@@ -175,6 +191,7 @@ function toJson(key: ApiKey, keys: ApiKeysService) {
     account: key.account.name,
     plan: key.plan,
     ...keys.limitsOf(key),
+    scopes: key.scopes,
     createdAt: key.createdAt.toISOString(),
     expiresAt: isoOrNull(key.expiresAt),
     revokedAt: isoOrNull(key.revokedAt),
@@ -185,10 +202,10 @@ function toJson(key: ApiKey, keys: ApiKeysService) {
 function formatTable(list: ApiKey[], keys: ApiKeysService): string[] {
   if (!list.length) return ['No API keys.'];
   const rows = [
-    ['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED', 'ACCOUNT'],
+    ['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED', 'ACCOUNT'],
     ...list.map((key) => {
       const { perMinute, perDay } = keys.limitsOf(key);
-      const cells = [String(key.id), key.name || '-', key.plan, String(perMinute), String(perDay)];
+      const cells = [String(key.id), key.name || '-', key.plan, String(perMinute), String(perDay), key.scopes.join(',')];
       const lastUsed = key.lastUsedAt ? `${key.lastUsedAt.toISOString().slice(0, 16)}Z` : 'never';
       return [...cells, iso(key.createdAt), orDash(key.expiresAt), orDash(key.revokedAt), lastUsed, key.account.name];
     }),

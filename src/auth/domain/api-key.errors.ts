@@ -39,6 +39,17 @@ export class InvalidNameError extends InvalidApiKeyRequestError {
   }
 }
 
+/** A scope no key can have, or no scope at all. */
+export class InvalidScopesError extends InvalidApiKeyRequestError {
+  constructor(
+    readonly unknownScope: string | null,
+    known: readonly string[],
+  ) {
+    const scopes = known.join(', ');
+    super(unknownScope === null ? `a key needs at least one scope of ${scopes}` : `unknown scope "${unknownScope}"; a key may have ${scopes}`);
+  }
+}
+
 /** Joining an account takes its plan as it is: a different plan or different numbers is refused, not applied. */
 export class AccountOnAnotherPlanError extends InvalidApiKeyRequestError {
   constructor(

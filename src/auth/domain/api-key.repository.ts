@@ -1,6 +1,7 @@
 import { Account } from './account';
 import { ApiKey } from './api-key';
 import { Plan, PlanLimits } from './plan';
+import { Scope } from './scope';
 
 export interface NewApiKey {
   readonly name: string;
@@ -8,6 +9,7 @@ export interface NewApiKey {
   readonly account?: string;
   readonly plan: Plan;
   readonly customLimits: PlanLimits | null;
+  readonly scopes: readonly Scope[];
   readonly keyHash: string;
   readonly createdAt: Date;
   readonly expiresAt: Date | null;

@@ -1,6 +1,7 @@
 import type { Account } from './account';
 import { Plan, PlanLimits } from './plan';
 import { InvalidPlanLimitsError } from './api-key.errors';
+import type { Scope } from './scope';
 
 /** A client's credential. The secret itself is never kept: only its SHA-256 hash. */
 export interface ApiKey {
@@ -12,6 +13,8 @@ export interface ApiKey {
   readonly plan: Plan;
   /** The account's agreed limits (enterprise); otherwise the plan's apply. */
   readonly customLimits: PlanLimits | null;
+  /** What the key may do, in the order of SCOPES. */
+  readonly scopes: readonly Scope[];
   readonly createdAt: Date;
   readonly revokedAt: Date | null;
   /** When the key stops working on its own; null: never. */

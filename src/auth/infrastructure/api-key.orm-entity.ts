@@ -20,6 +20,10 @@ export class ApiKeyOrmEntity {
   @JoinColumn({ name: 'account_id' })
   account?: AccountOrmEntity;
 
+  /** The key's scopes, separated by spaces as in OAuth 2.0 (RFC 6749, section 3.3). */
+  @Column({ type: 'varchar', length: 255 })
+  scopes: string;
+
   @Column({ name: 'created_at', type: 'datetime' })
   createdAt: Date;
 
