@@ -13,6 +13,7 @@
  * - While banned, every request is rejected as banned and counts nowhere.
  * - With a ban subject, the rejections and the ban above are the subject's:
  *   a banned subject is refused while its siblings still count in the windows.
+ * - A peek judges a request the same way and changes nothing.
  */
 /**
  * A window's name in a key's record: a throttler's name (`minute`, `day`), or
@@ -73,6 +74,21 @@ export abstract class RateLimitStore {
    * subject's own, in the same atomic step.
    */
   abstract consume(
+    key: string,
+    windows: readonly WindowSpec[],
+    policy: BanPolicy,
+    nowMs: number,
+    banSubject?: string,
+  ): Promise<RateLimitDecision>;
+
+  /**
+   * What `consume` would answer for the state as it stands, changing nothing:
+   * the request counts in no window and a refusal adds no rejection, so a
+   * peek never starts a ban. For answers that must not spend quota (a 304)
+   * and for telling a caller its quota. An accepted answer's `remaining` is
+   * what is left now, before any request.
+   */
+  abstract peek(
     key: string,
     windows: readonly WindowSpec[],
     policy: BanPolicy,

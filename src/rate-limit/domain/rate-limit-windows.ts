@@ -39,9 +39,8 @@ export function consumeRequest(
   policy: BanPolicy,
   nowMs: number,
 ): ConsumeOutcome {
-  if (specs.length === 0) throw new Error('A rate limit needs at least one window');
   const now = Math.floor(nowMs);
-  const live = specs.map((spec) => liveWindow(stored?.windows[spec.name], spec, now));
+  const live = liveWindows(stored, specs, now);
   const bannedUntilMs = stored?.bannedUntilMs ?? 0;
 
   if (stored && bannedUntilMs > now) {
@@ -130,6 +129,35 @@ function mergeRecords(quota: StoredKeyState | undefined, ban: StoredKeyState | u
   return { windows, bannedUntilMs: ban?.bannedUntilMs ?? 0 };
 }
 
+/**
+ * What `consumeRequest` would answer for the state as it stands, counting
+ * nothing: no window counts the request and no rejection is tallied, so no
+ * ban starts. An accepted answer's `remaining` is what is left now, before
+ * any request; a window not yet started reads as one starting at `nowMs`.
+ */
+export function peekRequest(stored: StoredKeyState | undefined, specs: readonly WindowSpec[], nowMs: number): RateLimitDecision {
+  const now = Math.floor(nowMs);
+  const live = liveWindows(stored, specs, now);
+  const bannedUntilMs = stored?.bannedUntilMs ?? 0;
+  if (bannedUntilMs > now) return bannedDecision(specs, live, bannedUntilMs, now);
+  let acceptedAgainAtMs = 0;
+  for (let i = 0; i < specs.length; i++) {
+    if (live[i].count >= specs[i].limit) acceptedAgainAtMs = Math.max(acceptedAgainAtMs, live[i].resetAtMs);
+  }
+  const allowed = acceptedAgainAtMs === 0;
+  return { allowed, banned: false, retryAfterSeconds: allowed ? 0 : secondsUntil(acceptedAgainAtMs, now), ...describeWindows(specs, live, now) };
+}
+
+/** `peekRequest` over an account's windows and one key's ban, read as `consumeSharedRequest` reads them. */
+export function peekSharedRequest(
+  quota: StoredKeyState | undefined,
+  ban: StoredKeyState | undefined,
+  specs: readonly WindowSpec[],
+  nowMs: number,
+): RateLimitDecision {
+  return peekRequest(mergeRecords(quota, ban, specs), specs, nowMs);
+}
+
 /** When every window and the ban of `state` have ended, so it can be forgotten. */
 export function forgetAtMs(state: StoredKeyState): number {
   let latest = state.bannedUntilMs;
@@ -147,6 +175,11 @@ interface LiveWindow {
   count: number;
   rejected: number;
   resetAtMs: number;
+}
+
+function liveWindows(stored: StoredKeyState | undefined, specs: readonly WindowSpec[], now: number): LiveWindow[] {
+  if (specs.length === 0) throw new Error('A rate limit needs at least one window');
+  return specs.map((spec) => liveWindow(stored?.windows[spec.name], spec, now));
 }
 
 function liveWindow(stored: StoredWindow | undefined, spec: WindowSpec, now: number): LiveWindow {
