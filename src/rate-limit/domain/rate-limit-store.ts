@@ -1,21 +1,4 @@
 /**
- * The rate-limit counters: a port with two adapters (memory, Redis) that must
- * behave identically.
- *
- * Semantics, shared by both adapters:
- * - Each window is fixed and starts at the first request a key makes after the
- *   previous window of that name ended; it lasts `durationMs`.
- * - A request is accepted only when every window has room; it then counts in
- *   every window. A rejected request counts in none (it uses no quota).
- * - A rejection adds one to the `rejected` tally of each full window. When a
- *   window's tally goes over `banAfterRejections`, the key is banned for `banMs`
- *   from that moment, and that very request is answered as banned.
- * - While banned, every request is rejected as banned and counts nowhere.
- * - With a ban subject, the rejections and the ban above are the subject's:
- *   a banned subject is refused while its siblings still count in the windows.
- * - A peek judges a request the same way and changes nothing.
- */
-/**
  * A window's name in a key's record: a throttler's name (`minute`, `day`), or
  * a route's own bucket of it when the route sets its own limit for it.
  */
@@ -66,6 +49,23 @@ export interface RateLimitDecision {
   readonly atMs: number;
 }
 
+/**
+ * The rate-limit counters: a port with two adapters (memory, Redis) that must
+ * behave identically.
+ *
+ * Semantics, shared by both adapters:
+ * - Each window is fixed and starts at the first request a key makes after the
+ *   previous window of that name ended; it lasts `durationMs`.
+ * - A request is accepted only when every window has room; it then counts in
+ *   every window. A rejected request counts in none (it uses no quota).
+ * - A rejection adds one to the `rejected` tally of each full window. When a
+ *   window's tally goes over `banAfterRejections`, the key is banned for `banMs`
+ *   from that moment, and that very request is answered as banned.
+ * - While banned, every request is rejected as banned and counts nowhere.
+ * - With a ban subject, the rejections and the ban above are the subject's:
+ *   a banned subject is refused while its siblings still count in the windows.
+ * - A peek judges a request the same way and changes nothing.
+ */
 export abstract class RateLimitStore {
   /**
    * Checks and, when accepted, counts one request of `key` in every window,

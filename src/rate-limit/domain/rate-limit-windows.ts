@@ -1,16 +1,6 @@
 import type { BanPolicy, RateLimitDecision, WindowName, WindowReport, WindowSpec } from './rate-limit-store';
 
-/**
- * The counting rules of `RateLimitStore`, as a pure function of one key's
- * stored state and the caller's clock. The Redis adapter's Lua script repeats
- * these rules line for line; the contract specs hold the two together.
- *
- * One choice the port leaves open: a ban spends the rejections that caused it
- * (every window's tally starts again at 0). A client still over its daily
- * quota when the ban ends is answered `rate_limited` again, and banned again
- * only if it keeps sending past the threshold once more; without the reset one
- * retry at the end of a ban would earn a new ban at once.
- */
+/** One window of a key's stored state. */
 export interface StoredWindow {
   readonly count: number;
   readonly rejected: number;
@@ -30,6 +20,16 @@ export interface ConsumeOutcome {
 }
 
 /**
+ * The counting rules of `RateLimitStore`, as a pure function of one key's
+ * stored state and the caller's clock. The Redis adapter's Lua script repeats
+ * these rules line for line; the contract specs hold the two together.
+ *
+ * One choice the port leaves open: a ban spends the rejections that caused it
+ * (every window's tally starts again at 0). A client still over its daily
+ * quota when the ban ends is answered `rate_limited` again, and banned again
+ * only if it keeps sending past the threshold once more; without the reset one
+ * retry at the end of a ban would earn a new ban at once.
+ *
  * Runs on every request, so it is written with plain loops over the windows;
  * the working copies of the windows become the new state.
  */

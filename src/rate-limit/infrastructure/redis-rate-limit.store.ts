@@ -46,6 +46,14 @@ const COMMANDS = {
 export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'animal-store:rate-limit:';
 
 /**
+ * Generous on purpose: under a burst the event loop can be busy for hundreds of
+ * milliseconds, and a timer that fires before the waiting reply is read would
+ * wrongly split the shared limit into per-instance ones. A dead connection is
+ * noticed at once anyway (no offline queue).
+ */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
+
+/**
  * Counters shared by every instance through Redis: one Lua script (EVALSHA,
  * one round trip) checks and counts a request atomically on one hash per key,
  * which expires once its windows and ban have ended.
@@ -58,14 +66,6 @@ export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'animal-store:rate-limit:';
  * still run in Redis later, so an outage errs toward counting a request twice,
  * never toward not counting it.
  */
-/**
- * Generous on purpose: under a burst the event loop can be busy for hundreds of
- * milliseconds, and a timer that fires before the waiting reply is read would
- * wrongly split the shared limit into per-instance ones. A dead connection is
- * noticed at once anyway (no offline queue).
- */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
-
 export class RedisRateLimitStore extends RateLimitStore {
   private readonly redis: RateLimitRedis;
   private readonly fallback = new MemoryRateLimitStore();
