@@ -5,6 +5,7 @@ import type { ClosableRateLimitStore } from '../src/rate-limit/infrastructure/cr
 import { MemoryRateLimitStore } from '../src/rate-limit/infrastructure/memory-rate-limit.store';
 import { RedisRateLimitStore } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
 import { DAY, MINUTE, planWindows as windows, T0 } from './support/rate-limit-fixtures';
+import { isClusterToolsAvailable, LocalRedisCluster, startRedisCluster } from './support/redis-cluster';
 import { deleteKeysUnder, describeWithRedis, randomKeyPrefix, TEST_REDIS_URL, waitUntil } from './support/test-redis';
 
 /**
@@ -17,6 +18,7 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
     const c = {
       now: T0,
       send: async (): Promise<RateLimitDecision> => store().consume(key, specs, policy, c.now),
+      peek: async (): Promise<RateLimitDecision> => store().peek(key, specs, policy, c.now),
       sendMany: async (n: number): Promise<RateLimitDecision[]> => {
         const decisions: RateLimitDecision[] = [];
         for (let i = 0; i < n; i += 1) decisions.push(await c.send());
@@ -160,6 +162,7 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
     const a = {
       now: T0,
       send: (keyId: number): Promise<RateLimitDecision> => store().consume(tracker, specs, policy, a.now, `key:${keyId}`),
+      peek: (keyId: number): Promise<RateLimitDecision> => store().peek(tracker, specs, policy, a.now, `key:${keyId}`),
       sendMany: async (keyId: number, n: number): Promise<RateLimitDecision[]> => {
         const decisions: RateLimitDecision[] = [];
         for (let i = 0; i < n; i += 1) decisions.push(await a.send(keyId));
@@ -220,6 +223,68 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
     expect((await acme.sendMany(1, 2)).map((d) => d.banned)).toEqual([false, false]);
   });
 
+  it('peeks at a key never seen as its whole quota, and at a counted key as its last request left it, counting nothing', async () => {
+    const c = client(windows(5, 100));
+    await expect(c.peek()).resolves.toEqual({
+      allowed: true,
+      banned: false,
+      retryAfterSeconds: 0,
+      binding: { name: 'minute', limit: 5, remaining: 5, resetAtMs: T0 + MINUTE },
+      windows: [
+        { name: 'minute', limit: 5, durationMs: MINUTE, remaining: 5, resetAtMs: T0 + MINUTE },
+        { name: 'day', limit: 100, durationMs: DAY, remaining: 100, resetAtMs: T0 + DAY },
+      ],
+      atMs: T0,
+    });
+    c.now += 1_000;
+    const sent = await c.sendMany(2);
+    c.now += 1_000;
+    await expect(c.peek()).resolves.toEqual({ ...sent[1], atMs: T0 + 2_000 });
+    // The window started at the first request, not at the peek before it, and the peeks counted nowhere.
+    await expect(c.send()).resolves.toMatchObject({ binding: { name: 'minute', remaining: 2, resetAtMs: T0 + 1_000 + MINUTE } });
+  });
+
+  it('peeks at a full window as refused, with its Retry-After, and never tallies a rejection toward a ban', async () => {
+    const c = client(windows(2, 100), { banAfterRejections: 1, banMs: 900_000 });
+    await c.sendMany(2);
+    c.now += 10_000;
+    for (let i = 0; i < 5; i += 1) {
+      await expect(c.peek()).resolves.toEqual({
+        allowed: false,
+        banned: false,
+        retryAfterSeconds: 50,
+        binding: { name: 'minute', limit: 2, remaining: 0, resetAtMs: T0 + MINUTE },
+        windows: [
+          { name: 'minute', limit: 2, durationMs: MINUTE, remaining: 0, resetAtMs: T0 + MINUTE },
+          { name: 'day', limit: 100, durationMs: DAY, remaining: 98, resetAtMs: T0 + DAY },
+        ],
+        atMs: T0 + 10_000,
+      });
+    }
+    // One refused request is within the threshold of one; the second goes over it.
+    expect((await c.sendMany(2)).map((d) => d.banned)).toEqual([false, true]);
+  });
+
+  it('peeks at a banned key as banned until the ban ends, without lengthening it', async () => {
+    const c = client(windows(1, 100), { banAfterRejections: 0, banMs: 900_000 });
+    await c.sendMany(2);
+    c.now = T0 + MINUTE;
+    await expect(c.peek()).resolves.toMatchObject({ allowed: false, banned: true, retryAfterSeconds: 840, binding: { remaining: 0, resetAtMs: T0 + 900_000 } });
+    c.now = T0 + 900_000;
+    await expect(c.peek()).resolves.toMatchObject({ allowed: true, banned: false });
+  });
+
+  it("peeks at an account's shared quota with each key's own ban", async () => {
+    const acme = account(windows(1, 100), { banAfterRejections: 1, banMs: 900_000 });
+    await expect(acme.peek(1)).resolves.toMatchObject({ allowed: true, binding: { remaining: 1 } });
+    await acme.sendMany(1, 3);
+    await expect(acme.peek(1)).resolves.toMatchObject({ allowed: false, banned: true, retryAfterSeconds: 900 });
+    await expect(acme.peek(2)).resolves.toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 60, binding: { remaining: 0 } });
+    acme.now = T0 + MINUTE;
+    await expect(acme.peek(2)).resolves.toMatchObject({ allowed: true, binding: { name: 'minute', remaining: 1 } });
+    await expect(acme.send(2)).resolves.toMatchObject({ allowed: true, windows: [{ remaining: 0 }, { remaining: 98 }] });
+  });
+
   it('rounds Retry-After up to whole seconds and never answers 0', async () => {
     const c = client(windows(1, 100), { banAfterRejections: 100, banMs: 900_000 });
     await c.send();
@@ -275,4 +340,34 @@ describeWithRedis('RateLimitStore contract', () => {
       redis.disconnect();
     }
   });
+});
+
+/** The same cases on a Redis Cluster: each script's keys must lie in one slot, or the cluster refuses the call. */
+(isClusterToolsAvailable() ? describe : describe.skip)('RateLimitStore contract [redis cluster]', () => {
+  const warnings: string[] = [];
+  let cluster: LocalRedisCluster | undefined;
+  let store: RedisRateLimitStore;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    store = new RedisRateLimitStore({
+      clusterNodes: cluster.ports.map((port) => ({ host: '127.0.0.1', port })),
+      keyPrefix: randomKeyPrefix(),
+      commandTimeoutMs: 5_000,
+      logger: { warn: (message) => warnings.push(message), log: () => undefined },
+    });
+    await waitUntil(() => !store.degraded, 30_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await store?.close();
+    await cluster?.stop();
+  });
+
+  afterEach(() => {
+    expect(warnings).toEqual([]);
+    expect(store.degraded).toBe(false);
+  });
+
+  rateLimitStoreContract(() => store);
 });

@@ -50,6 +50,50 @@ describeWithRedis('RedisRateLimitStore', () => {
     expect({ limited, banned }).toEqual({ limited: 30, banned: 910 });
   });
 
+  it('counts none of 1,000 concurrent peeks on one key through two connections, among which 60 requests of 100 get in', async () => {
+    const a = open();
+    const b = open();
+    await waitUntil(() => !a.degraded && !b.degraded);
+    const answers = await Promise.all(
+      Array.from({ length: 1_100 }, async (_, i) => {
+        const store = i % 2 === 0 ? a : b;
+        // Every eleventh call is a request, the others peeks, all in flight at once.
+        if (i % 11 === 0) return ['consume', await store.consume('peeked', FREE_PLAN, POLICY, T0)] as const;
+        return ['peek', await store.peek('peeked', FREE_PLAN, POLICY, T0)] as const;
+      }),
+    );
+    expect(a.degraded || b.degraded).toBe(false);
+    const consumed = answers.filter(([operation]) => operation === 'consume').map(([, d]) => d);
+    const peeked = answers.filter(([operation]) => operation === 'peek').map(([, d]) => d);
+    expect({ consumed: consumed.length, accepted: consumed.filter((d) => d.allowed).length }).toEqual({ consumed: 100, accepted: 60 });
+    expect(peeked).toHaveLength(1_000);
+    // Peeks read the counts at their moment, and none of them tallied a rejection: 40 refusals ban at the 31st.
+    expect(peeked.every((d) => d.binding.remaining >= 0 && d.binding.remaining <= 60)).toBe(true);
+    expect(consumed.filter((d) => d.banned)).toHaveLength(10);
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      expect(await redis.hget(redisKey(keyPrefix, 'peeked'), 'minute:count')).toBe('60');
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('writes nothing for a peek: a key only peeked at has no hash, and a counted one keeps its expiry', async () => {
+    const store = open();
+    await waitUntil(() => !store.degraded);
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      await expect(store.peek('only-peeked', FREE_PLAN, POLICY, T0, 'key:1')).resolves.toMatchObject({ allowed: true, binding: { remaining: 60 } });
+      expect(await redis.keys(`${keyPrefix}*only-peeked*`)).toEqual([]);
+      await store.consume('counted', FREE_PLAN, POLICY, Date.now());
+      const ttl = await redis.pttl(redisKey(keyPrefix, 'counted'));
+      await store.peek('counted', FREE_PLAN, POLICY, Date.now() + 60_000);
+      expect(await redis.pttl(redisKey(keyPrefix, 'counted'))).toBeLessThanOrEqual(ttl);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('lets an idle key expire from Redis once its windows and ban have ended', async () => {
     const store = open();
     await waitUntil(() => !store.degraded);
@@ -77,6 +121,7 @@ describeWithRedis('RedisRateLimitStore', () => {
 
     await expect(store.consume('secret-key-id', oneAMinute, POLICY, T0)).resolves.toMatchObject({ allowed: true });
     await expect(store.consume('secret-key-id', oneAMinute, POLICY, T0)).resolves.toMatchObject({ allowed: false, retryAfterSeconds: 60 });
+    await expect(store.peek('secret-key-id', oneAMinute, POLICY, T0)).resolves.toMatchObject({ allowed: false, retryAfterSeconds: 60 });
     await waitUntil(() => lines.warn.length > 0);
     // Let ioredis fail a few more reconnects: still one warning.
     await pause(500);

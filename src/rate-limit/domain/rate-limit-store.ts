@@ -1,20 +1,4 @@
 /**
- * The rate-limit counters: a port with two adapters (memory, Redis) that must
- * behave identically.
- *
- * Semantics, shared by both adapters:
- * - Each window is fixed and starts at the first request a key makes after the
- *   previous window of that name ended; it lasts `durationMs`.
- * - A request is accepted only when every window has room; it then counts in
- *   every window. A rejected request counts in none (it uses no quota).
- * - A rejection adds one to the `rejected` tally of each full window. When a
- *   window's tally goes over `banAfterRejections`, the key is banned for `banMs`
- *   from that moment, and that very request is answered as banned.
- * - While banned, every request is rejected as banned and counts nowhere.
- * - With a ban subject, the rejections and the ban above are the subject's:
- *   a banned subject is refused while its siblings still count in the windows.
- */
-/**
  * A window's name in a key's record: a throttler's name (`minute`, `day`), or
  * a route's own bucket of it when the route sets its own limit for it.
  */
@@ -65,6 +49,23 @@ export interface RateLimitDecision {
   readonly atMs: number;
 }
 
+/**
+ * The rate-limit counters: a port with two adapters (memory, Redis) that must
+ * behave identically.
+ *
+ * Semantics, shared by both adapters:
+ * - Each window is fixed and starts at the first request a key makes after the
+ *   previous window of that name ended; it lasts `durationMs`.
+ * - A request is accepted only when every window has room; it then counts in
+ *   every window. A rejected request counts in none (it uses no quota).
+ * - A rejection adds one to the `rejected` tally of each full window. When a
+ *   window's tally goes over `banAfterRejections`, the key is banned for `banMs`
+ *   from that moment, and that very request is answered as banned.
+ * - While banned, every request is rejected as banned and counts nowhere.
+ * - With a ban subject, the rejections and the ban above are the subject's:
+ *   a banned subject is refused while its siblings still count in the windows.
+ * - A peek judges a request the same way and changes nothing.
+ */
 export abstract class RateLimitStore {
   /**
    * Checks and, when accepted, counts one request of `key` in every window,
@@ -73,6 +74,21 @@ export abstract class RateLimitStore {
    * subject's own, in the same atomic step.
    */
   abstract consume(
+    key: string,
+    windows: readonly WindowSpec[],
+    policy: BanPolicy,
+    nowMs: number,
+    banSubject?: string,
+  ): Promise<RateLimitDecision>;
+
+  /**
+   * What `consume` would answer for the state as it stands, changing nothing:
+   * the request counts in no window and a refusal adds no rejection, so a
+   * peek never starts a ban. For answers that must not spend quota (a 304)
+   * and for telling a caller its quota. An accepted answer's `remaining` is
+   * what is left now, before any request.
+   */
+  abstract peek(
     key: string,
     windows: readonly WindowSpec[],
     policy: BanPolicy,

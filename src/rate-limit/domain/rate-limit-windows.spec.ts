@@ -1,6 +1,6 @@
 import { DAY, MINUTE, planWindows as windows, T0 } from '../../../test/support/rate-limit-fixtures';
 import type { BanPolicy, RateLimitDecision, WindowSpec } from './rate-limit-store';
-import { consumeRequest, forgetAtMs, secondsUntil, type StoredKeyState } from './rate-limit-windows';
+import { consumeRequest, consumeSharedRequest, forgetAtMs, peekRequest, peekSharedRequest, secondsUntil, type StoredKeyState } from './rate-limit-windows';
 
 /** One key driven by a fake clock: `now` is moved by hand. */
 class FakeKey {
@@ -20,6 +20,10 @@ class FakeKey {
 
   sendMany(n: number): RateLimitDecision[] {
     return Array.from({ length: n }, () => this.send());
+  }
+
+  peek(): RateLimitDecision {
+    return peekRequest(this.state, this.specs, this.now);
   }
 }
 
@@ -191,5 +195,65 @@ describe('consumeRequest', () => {
 
   it('refuses a limit without windows', () => {
     expect(() => consumeRequest(undefined, [], { banAfterRejections: 1, banMs: 1 }, T0)).toThrow(/at least one window/);
+  });
+});
+
+describe('peekRequest', () => {
+  it('reads a key never seen as its whole quota, windows starting now, and keeps nothing', () => {
+    const key = new FakeKey(windows(5, 100));
+    expect(key.peek()).toEqual({
+      allowed: true,
+      banned: false,
+      retryAfterSeconds: 0,
+      binding: { name: 'minute', limit: 5, remaining: 5, resetAtMs: T0 + MINUTE },
+      windows: [
+        { name: 'minute', limit: 5, durationMs: MINUTE, remaining: 5, resetAtMs: T0 + MINUTE },
+        { name: 'day', limit: 100, durationMs: DAY, remaining: 100, resetAtMs: T0 + DAY },
+      ],
+      atMs: T0,
+    });
+    expect(key.state).toBeUndefined();
+  });
+
+  it('answers what the last request left, and the next request counts as if no peek came between', () => {
+    const key = new FakeKey(windows(5, 100));
+    key.sendMany(2);
+    key.now += 1_000;
+    const stateBefore = key.state;
+    expect(key.peek()).toMatchObject({ allowed: true, binding: { name: 'minute', remaining: 3, resetAtMs: T0 + MINUTE }, atMs: T0 + 1_000 });
+    expect(key.state).toBe(stateBefore);
+    expect(key.send().binding).toMatchObject({ remaining: 2 });
+  });
+
+  it('refuses on a full window with the Retry-After of a refused request, and tallies no rejection however often it is asked', () => {
+    const key = new FakeKey(windows(2, 100), { banAfterRejections: 1, banMs: 900_000 });
+    key.sendMany(2);
+    key.now += 10_000;
+    const peeks = Array.from({ length: 10 }, () => key.peek());
+    expect(peeks.every((peek) => !peek.allowed && !peek.banned && peek.retryAfterSeconds === 50)).toBe(true);
+    expect(peeks[0]).toEqual({ ...key.send(), atMs: T0 + 10_000 });
+    expect(key.state?.windows.minute).toMatchObject({ count: 2, rejected: 1 });
+    // The second refused request, not any peek, goes over the threshold of one.
+    expect(key.send().banned).toBe(true);
+  });
+
+  it('answers a ban with its end in every window, and does not lengthen it', () => {
+    const key = new FakeKey(windows(1, 100), { banAfterRejections: 0, banMs: 900_000 });
+    key.sendMany(2);
+    key.now = T0 + MINUTE;
+    expect(key.peek()).toMatchObject({ allowed: false, banned: true, retryAfterSeconds: 840, binding: { remaining: 0, resetAtMs: T0 + 900_000 } });
+    key.now = T0 + 900_000;
+    expect(key.peek()).toMatchObject({ allowed: true, banned: false });
+  });
+
+  it("over an account reads the account's windows and the key's own ban, as consumeSharedRequest does", () => {
+    const specs = windows(1, 100);
+    const policy = { banAfterRejections: 1, banMs: 900_000 };
+    let { quota } = consumeSharedRequest(undefined, undefined, specs, policy, T0);
+    let ban: StoredKeyState | undefined;
+    for (let i = 0; i < 2; i++) ({ quota = quota, ban = ban } = consumeSharedRequest(quota, ban, specs, policy, T0));
+    expect(peekSharedRequest(quota, ban, specs, T0)).toMatchObject({ allowed: false, banned: true });
+    expect(peekSharedRequest(quota, undefined, specs, T0)).toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 60 });
+    expect(peekSharedRequest(quota, undefined, specs, T0 + MINUTE)).toMatchObject({ allowed: true, binding: { remaining: 1 } });
   });
 });

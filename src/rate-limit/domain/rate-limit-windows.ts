@@ -1,16 +1,6 @@
 import type { BanPolicy, RateLimitDecision, WindowName, WindowReport, WindowSpec } from './rate-limit-store';
 
-/**
- * The counting rules of `RateLimitStore`, as a pure function of one key's
- * stored state and the caller's clock. The Redis adapter's Lua script repeats
- * these rules line for line; the contract specs hold the two together.
- *
- * One choice the port leaves open: a ban spends the rejections that caused it
- * (every window's tally starts again at 0). A client still over its daily
- * quota when the ban ends is answered `rate_limited` again, and banned again
- * only if it keeps sending past the threshold once more; without the reset one
- * retry at the end of a ban would earn a new ban at once.
- */
+/** One window of a key's stored state. */
 export interface StoredWindow {
   readonly count: number;
   readonly rejected: number;
@@ -30,6 +20,16 @@ export interface ConsumeOutcome {
 }
 
 /**
+ * The counting rules of `RateLimitStore`, as a pure function of one key's
+ * stored state and the caller's clock. The Redis adapter's Lua script repeats
+ * these rules line for line; the contract specs hold the two together.
+ *
+ * One choice the port leaves open: a ban spends the rejections that caused it
+ * (every window's tally starts again at 0). A client still over its daily
+ * quota when the ban ends is answered `rate_limited` again, and banned again
+ * only if it keeps sending past the threshold once more; without the reset one
+ * retry at the end of a ban would earn a new ban at once.
+ *
  * Runs on every request, so it is written with plain loops over the windows;
  * the working copies of the windows become the new state.
  */
@@ -39,9 +39,8 @@ export function consumeRequest(
   policy: BanPolicy,
   nowMs: number,
 ): ConsumeOutcome {
-  if (specs.length === 0) throw new Error('A rate limit needs at least one window');
   const now = Math.floor(nowMs);
-  const live = specs.map((spec) => liveWindow(stored?.windows[spec.name], spec, now));
+  const live = liveWindows(stored, specs, now);
   const bannedUntilMs = stored?.bannedUntilMs ?? 0;
 
   if (stored && bannedUntilMs > now) {
@@ -130,6 +129,35 @@ function mergeRecords(quota: StoredKeyState | undefined, ban: StoredKeyState | u
   return { windows, bannedUntilMs: ban?.bannedUntilMs ?? 0 };
 }
 
+/**
+ * What `consumeRequest` would answer for the state as it stands, counting
+ * nothing: no window counts the request and no rejection is tallied, so no
+ * ban starts. An accepted answer's `remaining` is what is left now, before
+ * any request; a window not yet started reads as one starting at `nowMs`.
+ */
+export function peekRequest(stored: StoredKeyState | undefined, specs: readonly WindowSpec[], nowMs: number): RateLimitDecision {
+  const now = Math.floor(nowMs);
+  const live = liveWindows(stored, specs, now);
+  const bannedUntilMs = stored?.bannedUntilMs ?? 0;
+  if (bannedUntilMs > now) return bannedDecision(specs, live, bannedUntilMs, now);
+  let acceptedAgainAtMs = 0;
+  for (let i = 0; i < specs.length; i++) {
+    if (live[i].count >= specs[i].limit) acceptedAgainAtMs = Math.max(acceptedAgainAtMs, live[i].resetAtMs);
+  }
+  const allowed = acceptedAgainAtMs === 0;
+  return { allowed, banned: false, retryAfterSeconds: allowed ? 0 : secondsUntil(acceptedAgainAtMs, now), ...describeWindows(specs, live, now) };
+}
+
+/** `peekRequest` over an account's windows and one key's ban, read as `consumeSharedRequest` reads them. */
+export function peekSharedRequest(
+  quota: StoredKeyState | undefined,
+  ban: StoredKeyState | undefined,
+  specs: readonly WindowSpec[],
+  nowMs: number,
+): RateLimitDecision {
+  return peekRequest(mergeRecords(quota, ban, specs), specs, nowMs);
+}
+
 /** When every window and the ban of `state` have ended, so it can be forgotten. */
 export function forgetAtMs(state: StoredKeyState): number {
   let latest = state.bannedUntilMs;
@@ -147,6 +175,11 @@ interface LiveWindow {
   count: number;
   rejected: number;
   resetAtMs: number;
+}
+
+function liveWindows(stored: StoredKeyState | undefined, specs: readonly WindowSpec[], now: number): LiveWindow[] {
+  if (specs.length === 0) throw new Error('A rate limit needs at least one window');
+  return specs.map((spec) => liveWindow(stored?.windows[spec.name], spec, now));
 }
 
 function liveWindow(stored: StoredWindow | undefined, spec: WindowSpec, now: number): LiveWindow {

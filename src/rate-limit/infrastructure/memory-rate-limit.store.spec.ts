@@ -56,6 +56,14 @@ describe('MemoryRateLimitStore', () => {
     });
   });
 
+  it('keeps nothing for a peek, so peeks neither fill the store nor evict a counted key', async () => {
+    const store = new MemoryRateLimitStore({ maxKeys: 10 });
+    await store.consume('counted', WINDOWS, POLICY, T0);
+    for (let i = 0; i < 100; i += 1) await store.peek(`peeked-${i}`, WINDOWS, POLICY, T0 + 1, `key:${i}`);
+    expect(store.size).toBe(1);
+    await expect(store.peek('counted', WINDOWS, POLICY, T0 + 2)).resolves.toMatchObject({ allowed: true, binding: { name: 'minute', remaining: 1 } });
+  });
+
   it('forgets everything on close', async () => {
     const store = new MemoryRateLimitStore();
     await store.consume('a', WINDOWS, POLICY, T0);

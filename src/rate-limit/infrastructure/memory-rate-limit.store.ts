@@ -1,5 +1,5 @@
 import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowSpec } from '../domain/rate-limit-store';
-import { consumeRequest, consumeSharedRequest, forgetAtMs, type StoredKeyState } from '../domain/rate-limit-windows';
+import { consumeRequest, consumeSharedRequest, forgetAtMs, peekRequest, peekSharedRequest, type StoredKeyState } from '../domain/rate-limit-windows';
 
 export interface MemoryRateLimitStoreOptions {
   /** Most keys kept; past it, forgotten keys go first, then the least recently counted. */
@@ -43,7 +43,7 @@ export class MemoryRateLimitStore extends RateLimitStore {
       if (outcome.state !== stored) this.write(key, outcome.state);
       decision = outcome.decision;
     } else {
-      const banKey = `${key}:${banSubject}`;
+      const banKey = banKeyOf(key, banSubject);
       const outcome = consumeSharedRequest(stored, this.read(banKey, nowMs), windows, policy, nowMs);
       if (outcome.quota) this.write(key, outcome.quota);
       if (outcome.ban) this.write(banKey, outcome.ban);
@@ -51,6 +51,12 @@ export class MemoryRateLimitStore extends RateLimitStore {
     }
     if (nowMs >= this.nextSweepAtMs || this.entries.size > this.maxKeys) this.sweep(nowMs);
     return decision;
+  }
+
+  async peek(key: string, windows: readonly WindowSpec[], _policy: BanPolicy, nowMs: number, banSubject?: string): Promise<RateLimitDecision> {
+    const stored = this.read(key, nowMs);
+    if (banSubject === undefined) return peekRequest(stored, windows, nowMs);
+    return peekSharedRequest(stored, this.read(banKeyOf(key, banSubject), nowMs), windows, nowMs);
   }
 
   async close(): Promise<void> {
@@ -80,4 +86,9 @@ export class MemoryRateLimitStore extends RateLimitStore {
       this.entries.delete(key);
     }
   }
+}
+
+/** Where a ban subject's rejections and ban are kept, beside the shared windows' record. */
+function banKeyOf(key: string, banSubject: string): string {
+  return `${key}:${banSubject}`;
 }

@@ -1,12 +1,13 @@
 /**
- * `consumeRequest` (domain/rate-limit-windows.ts) in Lua, run atomically by
- * Redis on one hash per key, so concurrent requests from any number of
- * instances never count past a limit. Keep the two in step: the contract
- * specs run the same cases against both.
+ * `consumeRequest` and `peekRequest` (domain/rate-limit-windows.ts) in Lua,
+ * run atomically by Redis on one hash per key, so concurrent requests from any
+ * number of instances never count past a limit. Keep the two in step: the
+ * contract specs run the same cases against both. The two scripts share how
+ * they read the state and judge the request; only CONSUME_SCRIPT writes.
  *
  * KEYS[1]  the key's hash: banned_until and, per window, <name>:count,
  *          <name>:rejected, <name>:reset (epoch ms)
- * KEYS[2]  optional, `consumeSharedRequest`: the ban subject's hash, with the
+ * KEYS[2]  optional, `consumeSharedRequest` (`peekSharedRequest`): the ban subject's hash, with the
  *          same fields; then KEYS[1] keeps the counts and KEYS[2] the
  *          rejections and the ban (both keys must lie in one cluster slot)
  * ARGV     nowMs, banAfterRejections, banMs, then name, limit, durationMs
@@ -14,7 +15,7 @@
  * Returns  { allowed (0/1), banned (0/1), retryAfterSeconds, binding window's
  *            position (1-based), then remaining, resetAtMs for each window }
  */
-export const CONSUME_SCRIPT = `
+const READ_AND_JUDGE = `
 local key = KEYS[1]
 local ban_key = KEYS[2]
 local now = tonumber(ARGV[1])
@@ -88,6 +89,19 @@ local function banned_reply(ban_end)
   return out
 end
 
+local banned_until = tonumber(ban_stored[1]) or 0
+if banned_until > now then
+  return banned_reply(banned_until)
+end
+
+-- When every full window has ended; 0 when no window is full.
+local accepted_again_at = 0
+for _, w in ipairs(windows) do
+  if w.count >= w.limit then accepted_again_at = math.max(accepted_again_at, w.reset) end
+end
+`;
+
+export const CONSUME_SCRIPT = `${READ_AND_JUDGE}
 local function save_hash(hash, banned_until, counts, rejections)
   local values = { 'banned_until', banned_until }
   local forget_at = banned_until
@@ -113,21 +127,7 @@ local function save(banned_until)
   end
 end
 
-local banned_until = tonumber(ban_stored[1]) or 0
-if banned_until > now then
-  return banned_reply(banned_until)
-end
-
-local any_full = false
-local accepted_again_at = 0
-for _, w in ipairs(windows) do
-  if w.count >= w.limit then
-    any_full = true
-    accepted_again_at = math.max(accepted_again_at, w.reset)
-  end
-end
-
-if not any_full then
+if accepted_again_at == 0 then
   for _, w in ipairs(windows) do w.count = w.count + 1 end
   save(0)
   return reply(1, 0)
@@ -149,5 +149,13 @@ if ban then
 end
 
 save(0)
+return reply(0, seconds_until(accepted_again_at))
+`;
+
+/** Answers as CONSUME_SCRIPT would, and writes nothing. */
+export const PEEK_SCRIPT = `${READ_AND_JUDGE}
+if accepted_again_at == 0 then
+  return reply(1, 0)
+end
 return reply(0, seconds_until(accepted_again_at))
 `;

@@ -1,7 +1,7 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowReport, type WindowSpec } from '../domain/rate-limit-store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
-import { CONSUME_SCRIPT } from './redis-rate-limit.script';
+import { CONSUME_SCRIPT, PEEK_SCRIPT } from './redis-rate-limit.script';
 
 /** What the store says about Redis going away and coming back; Nest's `Logger` fits. */
 export interface RateLimitLogger {
@@ -27,15 +27,31 @@ export interface RedisRateLimitStoreOptions {
   readonly commandTimeoutMs?: number;
 }
 
-/** allowed, banned, retryAfterSeconds, the binding window's 1-based position, then remaining and resetAtMs per window. */
+/** allowed, banned, retryAfterSeconds, the binding window's 1-based position, then remaining and resetAtMs per window (both scripts). */
 type ConsumeReply = number[];
 
 type RateLimitRedis = (Redis | Cluster) & {
   consumeRateLimit(key: string, ...args: (string | number)[]): Promise<ConsumeReply>;
   consumeSharedRateLimit(key: string, banKey: string, ...args: (string | number)[]): Promise<ConsumeReply>;
+  peekRateLimit(key: string, ...args: (string | number)[]): Promise<ConsumeReply>;
+  peekSharedRateLimit(key: string, banKey: string, ...args: (string | number)[]): Promise<ConsumeReply>;
 };
 
+/** The script commands of each store operation: for one hash, and for an account's hash with a key's ban hash. */
+const COMMANDS = {
+  consume: { single: 'consumeRateLimit', shared: 'consumeSharedRateLimit' },
+  peek: { single: 'peekRateLimit', shared: 'peekSharedRateLimit' },
+} as const;
+
 export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'animal-store:rate-limit:';
+
+/**
+ * Generous on purpose: under a burst the event loop can be busy for hundreds of
+ * milliseconds, and a timer that fires before the waiting reply is read would
+ * wrongly split the shared limit into per-instance ones. A dead connection is
+ * noticed at once anyway (no offline queue).
+ */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
 
 /**
  * Counters shared by every instance through Redis: one Lua script (EVALSHA,
@@ -50,14 +66,6 @@ export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'animal-store:rate-limit:';
  * still run in Redis later, so an outage errs toward counting a request twice,
  * never toward not counting it.
  */
-/**
- * Generous on purpose: under a burst the event loop can be busy for hundreds of
- * milliseconds, and a timer that fires before the waiting reply is read would
- * wrongly split the shared limit into per-instance ones. A dead connection is
- * noticed at once anyway (no offline queue).
- */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
-
 export class RedisRateLimitStore extends RateLimitStore {
   private readonly redis: RateLimitRedis;
   private readonly fallback = new MemoryRateLimitStore();
@@ -74,8 +82,10 @@ export class RedisRateLimitStore extends RateLimitStore {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_RATE_LIMIT_KEY_PREFIX;
     this.logger = options.logger;
     this.redis = connect(options);
-    this.redis.defineCommand('consumeRateLimit', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
-    this.redis.defineCommand('consumeSharedRateLimit', { numberOfKeys: 2, lua: CONSUME_SCRIPT });
+    for (const [operation, lua] of [['consume', CONSUME_SCRIPT], ['peek', PEEK_SCRIPT]] as const) {
+      this.redis.defineCommand(COMMANDS[operation].single, { numberOfKeys: 1, lua });
+      this.redis.defineCommand(COMMANDS[operation].shared, { numberOfKeys: 2, lua });
+    }
     this.nodesOpen = !(this.redis instanceof Cluster);
     if (this.redis instanceof Cluster) {
       const cluster = this.redis;
@@ -94,24 +104,12 @@ export class RedisRateLimitStore extends RateLimitStore {
     return !this.isUsable() || this.redisUp !== true;
   }
 
-  async consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number, banSubject?: string): Promise<RateLimitDecision> {
-    if (this.isUsable()) {
-      try {
-        const args = [Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...windows.flatMap((w) => [w.name, w.limit, w.durationMs])];
-        const hash = redisKey(this.keyPrefix, key);
-        const reply =
-          banSubject === undefined
-            ? await this.redis.consumeRateLimit(hash, ...args)
-            : await this.redis.consumeSharedRateLimit(hash, banRedisKey(hash, banSubject), ...args);
-        this.markUp();
-        return toDecision(reply, windows, nowMs);
-      } catch (error) {
-        this.markDown(error as Error);
-        // After a failover the slot map is stale until refreshed; concurrent refreshes are coalesced by ioredis.
-        if (this.redis instanceof Cluster) this.redis.refreshSlotsCache();
-      }
-    }
-    return this.fallback.consume(key, windows, policy, nowMs, banSubject);
+  consume(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number, banSubject?: string): Promise<RateLimitDecision> {
+    return this.run('consume', key, windows, policy, nowMs, banSubject);
+  }
+
+  peek(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number, banSubject?: string): Promise<RateLimitDecision> {
+    return this.run('peek', key, windows, policy, nowMs, banSubject);
   }
 
   /** Readiness: rejects when Redis does not answer (requests would run degraded), or a cluster has slots no master serves. */
@@ -132,6 +130,35 @@ export class RedisRateLimitStore extends RateLimitStore {
       this.redis.disconnect();
     }
     await this.fallback.close();
+  }
+
+  /** One script call in Redis; when Redis fails, the same operation on this instance's memory. */
+  private async run(
+    operation: keyof typeof COMMANDS,
+    key: string,
+    windows: readonly WindowSpec[],
+    policy: BanPolicy,
+    nowMs: number,
+    banSubject: string | undefined,
+  ): Promise<RateLimitDecision> {
+    if (this.isUsable()) {
+      try {
+        const args = [Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...windows.flatMap((w) => [w.name, w.limit, w.durationMs])];
+        const hash = redisKey(this.keyPrefix, key);
+        const commands = COMMANDS[operation];
+        const reply =
+          banSubject === undefined
+            ? await this.redis[commands.single](hash, ...args)
+            : await this.redis[commands.shared](hash, banRedisKey(hash, banSubject), ...args);
+        this.markUp();
+        return toDecision(reply, windows, nowMs);
+      } catch (error) {
+        this.markDown(error as Error);
+        // After a failover the slot map is stale until refreshed; concurrent refreshes are coalesced by ioredis.
+        if (this.redis instanceof Cluster) this.redis.refreshSlotsCache();
+      }
+    }
+    return this.fallback[operation](key, windows, policy, nowMs, banSubject);
   }
 
   private isUsable(): boolean {
