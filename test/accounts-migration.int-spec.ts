@@ -1,6 +1,7 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { createDataSourceOptions } from '../src/database/database-options';
 import { runMigrations } from '../src/database/run-migrations';
+import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
 import { AccountOrmEntity } from '../src/auth/infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from '../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-key.repository';
@@ -29,8 +30,12 @@ describe.each(stores)('accounts migration [%s]', (store) => {
   });
 
   it("gives every existing key an account of its own with the key's plan, and undoes to keys with plans", async () => {
-    const options = createDataSourceOptions(database.url, [AccountOrmEntity, ApiKeyOrmEntity]);
-    const before = { ...options, migrations: (options.migrations as Array<{ name: string }>).filter((m) => m.name !== ACCOUNTS_MIGRATION) };
+    // The store as the release before accounts left it, then as the release that brought them.
+    const all = createDataSourceOptions(database.url, [AccountOrmEntity, ApiKeyOrmEntity]);
+    const migrations = all.migrations as Array<{ name: string }>;
+    const upTo = migrations.findIndex((m) => m.name === ACCOUNTS_MIGRATION);
+    const before = { ...all, migrations: migrations.slice(0, upTo) };
+    const options = { ...all, migrations: migrations.slice(0, upTo + 1) } as DataSourceOptions;
     const old = await open(before as DataSourceOptions);
     await runMigrations(old);
     const insert = 'INSERT INTO api_keys (name, key_hash, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?, ?)';
@@ -40,7 +45,7 @@ describe.each(stores)('accounts migration [%s]', (store) => {
 
     const migrated = await open(options);
     expect(await runMigrations(migrated)).toEqual([ACCOUNTS_MIGRATION]);
-    const repository = new TypeOrmApiKeyRepository(migrated.getRepository(ApiKeyOrmEntity));
+    const repository = new TypeOrmApiKeyRepository(migrated.getRepository(ApiKeyOrmEntity), new TypeOrmUnitOfWork(migrated));
     const keys = await repository.list();
     expect(keys.map(({ id, name, account, plan, customLimits }) => ({ id, name, accountName: account.name, plan, customLimits }))).toEqual([
       { id: 1, name: 'shop', accountName: 'key-1', plan: 'pro', customLimits: null },

@@ -13,6 +13,7 @@ import { ApiKeyOrmEntity } from '../../src/auth/infrastructure/api-key.orm-entit
 import { TypeOrmApiKeyRepository } from '../../src/auth/infrastructure/typeorm-api-key.repository';
 import { loadConfig } from '../../src/config/app-config';
 import { createDataSourceOptions } from '../../src/database/database-options';
+import { TypeOrmUnitOfWork } from '../../src/database/typeorm-unit-of-work';
 import { runMigrations } from '../../src/database/run-migrations';
 import { SystemClock } from '../../src/config/clock';
 import { Variant, VARIANTS } from './variants';
@@ -52,7 +53,7 @@ async function prepareStore(databaseUrl: string): Promise<string> {
   await runMigrations(dataSource);
   const rows = Array.from({ length: 1_000 }, (_, i) => `('pet ${i}', ${i + 1}, '${['available', 'pending', 'sold'][i % 3]}')`);
   await dataSource.query(`INSERT INTO pets (name, category_id, status) VALUES ${rows.join(',')}`);
-  const keys = new ApiKeysService(new TypeOrmApiKeyRepository(dataSource.getRepository(ApiKeyOrmEntity)) as ApiKeyRepository, loadConfig({ APP_ENV: 'test' }), new SystemClock());
+  const keys = new ApiKeysService(new TypeOrmApiKeyRepository(dataSource.getRepository(ApiKeyOrmEntity), new TypeOrmUnitOfWork(dataSource)) as ApiKeyRepository, loadConfig({ APP_ENV: 'test' }), new SystemClock());
   const { secret } = await keys.create({ plan: 'enterprise', perMinute: 1_000_000_000, perDay: 1_000_000_000, name: 'bench' });
   await dataSource.destroy();
   return secret;

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../../database/database-options';
 import { runMigrations } from '../../database/run-migrations';
+import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { Pet } from '../domain/pet';
 import { PetOrmEntity } from './pet.orm-entity';
 import { TypeOrmPetRepository } from './typeorm-pet.repository';
@@ -13,7 +14,7 @@ describe('TypeOrmPetRepository on SQLite', () => {
   beforeEach(async () => {
     dataSource = await new DataSource(createDataSourceOptions('sqlite::memory:', [PetOrmEntity])).initialize();
     await runMigrations(dataSource);
-    repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity));
+    repository = new TypeOrmPetRepository(new TypeOrmUnitOfWork(dataSource));
   });
 
   afterEach(() => dataSource.destroy());
