@@ -3,7 +3,13 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { IncomingMessage } from 'node:http';
 import { AppConfig } from './config/app-config';
 import { setupApiDocs } from './docs/api-docs';
-import { answerClientError, answerFrameworkError, refuseRequestWithoutHost } from './errors/client-error.handler';
+import {
+  answerClientError,
+  answerFrameworkError,
+  refuseRequestWithoutHost,
+  refuseUnmetExpectation,
+  routeExpectations,
+} from './errors/client-error.handler';
 import { createValidationPipe } from './http/validation';
 import { configureOperations } from './ops/ops.setup';
 import { requestIdFor } from './ops/request-id';
@@ -28,6 +34,8 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   });
   // After the request hooks, so the answer carries the security headers and request id like any other.
   adapter.getInstance().addHook('preParsing', refuseRequestWithoutHost);
+  routeExpectations(adapter.getInstance().server);
+  adapter.getInstance().addHook('preParsing', refuseUnmetExpectation);
   return adapter;
 }
 
