@@ -15,12 +15,15 @@ interface Unit {
  * The unit of work on TypeORM: one transaction per unit, on a connection of its
  * own (MySQL) or on SQLite's one connection held alone (see SqliteStatementGate).
  * The unit in progress lives in AsyncLocalStorage, so the repositories find its
- * EntityManager through `manager()` without it being passed down the call.
+ * EntityManager through `manager()` without it being passed down the call
+ * (docs/adr/0012).
  */
 @Injectable()
 export class TypeOrmUnitOfWork extends UnitOfWork {
   private readonly units = new AsyncLocalStorage<Unit>();
   private readonly gate?: SqliteStatementGate<Unit>;
+  /** Units begun and not yet ended. */
+  private running = 0;
 
   constructor(private readonly dataSource: DataSource) {
     super();
@@ -34,16 +37,22 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
   run<T>(work: () => Promise<T>): Promise<T> {
     if (this.unitInProgress()) return work();
     const unit: Unit = {};
+    this.running++;
     return this.units.run(unit, async () => {
-      let result: T;
       try {
-        result = await work();
-      } catch (error) {
-        await this.end(unit, false);
-        throw error;
+        let result: T;
+        try {
+          result = await work();
+        } catch (error) {
+          await this.end(unit, false);
+          throw error;
+        }
+        await this.end(unit, true);
+        return result;
+      } finally {
+        // While any AsyncLocalStorage is enabled, Node runs a hook on every promise of the process: off when no unit runs.
+        if (--this.running === 0) this.units.disable();
       }
-      await this.end(unit, true);
-      return result;
     });
   }
 
