@@ -9,7 +9,7 @@ import { fingerprintOf } from '../src/idempotency/domain/idempotency-key';
 import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { FakeClock } from './support/fake-clock';
-import { createTestApp, TestApp } from './support/test-app';
+import { createTestApp, TestApp, TestAppOptions } from './support/test-app';
 
 interface PetBody {
   id: number;
@@ -20,6 +20,13 @@ interface PetBody {
 
 const DAY_MS = 86_400_000;
 
+/** The app, and a client with a key of its own, whose id scopes the Idempotency-Keys it sends. */
+async function appWithKey(options: TestAppOptions): Promise<{ testApp: TestApp; api: ApiClient; keyId: number }> {
+  const testApp = await createTestApp(options);
+  const key = await testApp.createKey({ plan: 'enterprise', name: 'idempotency', perMinute: 1_000_000, perDay: 1_000_000_000 });
+  return { testApp, api: testApp.anonymous.withHeaders({ authorization: `Bearer ${key.secret}` }), keyId: key.id };
+}
+
 describeOnStore('Idempotency-Key on POST /v1/pets', () => {
   let testApp: TestApp;
   let api: ApiClient;
@@ -29,10 +36,7 @@ describeOnStore('Idempotency-Key on POST /v1/pets', () => {
   const freshKey = () => `key-${++sequence}-${Date.now()}`;
 
   beforeAll(async () => {
-    testApp = await createTestApp({ overrides: [{ provide: Clock, useValue: clock }] });
-    const key = await testApp.createKey({ plan: 'enterprise', name: 'idempotency', perMinute: 1_000_000, perDay: 1_000_000_000 });
-    keyId = key.id;
-    api = testApp.anonymous.withHeaders({ authorization: `Bearer ${key.secret}` });
+    ({ testApp, api, keyId } = await appWithKey({ overrides: [{ provide: Clock, useValue: clock }] }));
   });
   afterAll(() => testApp?.close());
 
@@ -232,17 +236,14 @@ describeOnStore('Idempotency-Key on a create that runs longer than its lease', (
   const pets = new HeldPetRepository();
 
   beforeAll(async () => {
-    testApp = await createTestApp({
+    ({ testApp, api, keyId } = await appWithKey({
       env: { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) },
       overrides: [
         { provide: Clock, useValue: clock },
         { provide: PetRepository, useValue: pets },
       ],
-    });
+    }));
     pets.real = new TypeOrmPetRepository(testApp.app.get(TypeOrmUnitOfWork));
-    const key = await testApp.createKey({ plan: 'enterprise', name: 'lease', perMinute: 1_000_000, perDay: 1_000_000_000 });
-    keyId = key.id;
-    api = testApp.anonymous.withHeaders({ authorization: `Bearer ${key.secret}` });
   });
   afterAll(() => testApp?.close());
   afterEach(() => jest.restoreAllMocks());
@@ -250,6 +251,13 @@ describeOnStore('Idempotency-Key on a create that runs longer than its lease', (
   const petsNamed = async (name: string): Promise<number> =>
     Number((await testApp.app.get(DataSource).query('SELECT COUNT(*) AS n FROM pets WHERE name = ?', [name]))[0].n);
   const create = (body: unknown, key: string): Promise<ApiResponse<PetBody>> => api.post<PetBody>('/v1/pets', body, { 'idempotency-key': key });
+
+  /** A later retry gets the pet `id` again, replayed, and that pet is the only one with its name. */
+  async function expectOnePetReplayed(body: { name: string }, key: string, id: number): Promise<void> {
+    const again = await create(body, key);
+    expect({ status: again.status, id: again.body.id, replayed: again.headers['idempotent-replayed'] }).toEqual({ status: 201, id, replayed: 'true' });
+    expect(await petsNamed(body.name)).toBe(1);
+  }
 
   /** Resolves once the claim's expiry lies beyond the clock's now, which only a renewal after the clock moved can have set. */
   async function renewedPast(key: string): Promise<void> {
@@ -274,13 +282,7 @@ describeOnStore('Idempotency-Key on a create that runs longer than its lease', (
     held.release();
     const created = await first;
     expect(created.status).toBe(201);
-    const retry = await create(body, 'held-1');
-    expect({ status: retry.status, id: retry.body.id, replayed: retry.headers['idempotent-replayed'] }).toEqual({
-      status: 201,
-      id: created.body.id,
-      replayed: 'true',
-    });
-    expect(await petsNamed(body.name)).toBe(1);
+    await expectOnePetReplayed(body, 'held-1', created.body.id);
   });
 
   it('undoes a create whose claim lapsed unrenewed and was taken by a retry: the retry stores the one pet', async () => {
@@ -296,12 +298,6 @@ describeOnStore('Idempotency-Key on a create that runs longer than its lease', (
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
     held.release();
     expectErrorBody(await first, 409, 'idempotency_key_in_use');
-    const again = await create(body, 'lapsed-1');
-    expect({ status: again.status, id: again.body.id, replayed: again.headers['idempotent-replayed'] }).toEqual({
-      status: 201,
-      id: retry.body.id,
-      replayed: 'true',
-    });
-    expect(await petsNamed(body.name)).toBe(1);
+    await expectOnePetReplayed(body, 'lapsed-1', retry.body.id);
   });
 });
