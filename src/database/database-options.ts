@@ -6,13 +6,13 @@ import { ApiKeyLifecycle1763683350000 as MysqlApiKeyLifecycle } from './migratio
 import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
 import { CreateIdempotencyRecords1763769600000 as MysqlCreateIdempotencyRecords } from './migrations/mysql/1763769600000-CreateIdempotencyRecords';
 import { CreateAccounts1763856000000 as MysqlCreateAccounts } from './migrations/mysql/1763856000000-CreateAccounts';
-import { IdempotencyClaimTokens1763942400000 as MysqlIdempotencyClaimTokens } from './migrations/mysql/1763942400000-IdempotencyClaimTokens';
+import { IdempotencyClaimTokens1764115200000 as MysqlIdempotencyClaimTokens } from './migrations/mysql/1764115200000-IdempotencyClaimTokens';
 import { CreateAccounts1763856000000 as SqliteCreateAccounts } from './migrations/sqlite/1763856000000-CreateAccounts';
 import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/sqlite/1763683300000-CreateApiKeys';
 import { ApiKeyLifecycle1763683350000 as SqliteApiKeyLifecycle } from './migrations/sqlite/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
 import { CreateIdempotencyRecords1763769600000 as SqliteCreateIdempotencyRecords } from './migrations/sqlite/1763769600000-CreateIdempotencyRecords';
-import { IdempotencyClaimTokens1763942400000 as SqliteIdempotencyClaimTokens } from './migrations/sqlite/1763942400000-IdempotencyClaimTokens';
+import { IdempotencyClaimTokens1764115200000 as SqliteIdempotencyClaimTokens } from './migrations/sqlite/1764115200000-IdempotencyClaimTokens';
 
 // Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
 const MIGRATIONS = {

@@ -16,7 +16,7 @@ interface Unit {
  * own (MySQL) or on SQLite's one connection held alone (see SqliteStatementGate).
  * The unit in progress lives in AsyncLocalStorage, so the repositories find its
  * EntityManager through `manager()` without it being passed down the call
- * (docs/adr/0012).
+ * (docs/adr/0014).
  */
 @Injectable()
 export class TypeOrmUnitOfWork extends UnitOfWork {
