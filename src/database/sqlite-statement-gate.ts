@@ -23,6 +23,7 @@ export class SqliteStatementGate<Unit extends object> implements EntitySubscribe
   /** `unitInProgress` names the unit of work whose code is running now, if any. */
   constructor(private readonly unitInProgress: () => Unit | undefined) {}
 
+  /** TypeORM waits only when a promise comes back, so a statement free to run goes on at once. */
   beforeQuery(): Promise<void> | void {
     if (this.isHoldersStatement()) return;
     if (this.holder === undefined && this.waiting.length === 0) {
