@@ -3,7 +3,13 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { IncomingMessage } from 'node:http';
 import { AppConfig } from './config/app-config';
 import { setupApiDocs } from './docs/api-docs';
-import { answerClientError, answerFrameworkError, refuseRequestWithoutHost } from './errors/client-error.handler';
+import {
+  answerClientError,
+  answerFrameworkError,
+  refuseRequestWithoutHost,
+  refuseUnmetExpectation,
+  routeExpectations,
+} from './errors/client-error.handler';
 import { MAX_PARAM_LENGTH } from './errors/request-errors';
 import { registerDeprecationHeaders } from './http/deprecation';
 import { registerJsonBodyParser } from './http/json-body';
@@ -29,6 +35,8 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   });
   // After the request hooks, so the answer carries the security headers and request id like any other.
   adapter.getInstance().addHook('preParsing', refuseRequestWithoutHost);
+  routeExpectations(adapter.getInstance().server);
+  adapter.getInstance().addHook('preParsing', refuseUnmetExpectation);
   return adapter;
 }
 

@@ -1,5 +1,6 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { hasOwnAccount } from '../src/auth/domain/api-key';
+import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
 import { ApiKeyOrmEntity } from '../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-key.repository';
 import { createDataSourceOptions } from '../src/database/database-options';
@@ -38,7 +39,7 @@ describe.each(stores)('key and account migrations [%s]', (store) => {
   const migrateFrom = async (migration: string) => {
     const migrated = await open(options());
     expect(await runMigrations(migrated)).toEqual(namesFrom(migration));
-    return { migrated, repository: new TypeOrmApiKeyRepository(migrated.getRepository(ApiKeyOrmEntity)) };
+    return { migrated, repository: new TypeOrmApiKeyRepository(migrated.getRepository(ApiKeyOrmEntity), new TypeOrmUnitOfWork(migrated)) };
   };
   /** Undoes `migration` and every later one, newest first. */
   const undoFrom = async (migrated: DataSource, migration: string) => {

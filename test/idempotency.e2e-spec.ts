@@ -1,11 +1,16 @@
 import { DataSource } from 'typeorm';
 import { Clock } from '../src/config/clock';
+import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
+import { DatabaseReads } from '../src/database/database-reads';
+import { Pet } from '../src/pets/domain/pet';
+import { PetPageQuery, PetRepository, ReadFreshness } from '../src/pets/domain/pet.repository';
+import { TypeOrmPetRepository } from '../src/pets/infrastructure/typeorm-pet.repository';
 import { IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
 import { fingerprintOf } from '../src/idempotency/domain/idempotency-key';
 import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { FakeClock } from './support/fake-clock';
-import { createTestApp, TestApp } from './support/test-app';
+import { createTestApp, TestApp, TestAppOptions } from './support/test-app';
 
 interface PetBody {
   id: number;
@@ -16,6 +21,13 @@ interface PetBody {
 
 const DAY_MS = 86_400_000;
 
+/** The app, and a client with a key of its own, whose id scopes the Idempotency-Keys it sends. */
+async function appWithKey(options: TestAppOptions): Promise<{ testApp: TestApp; api: ApiClient; keyId: number }> {
+  const testApp = await createTestApp(options);
+  const key = await testApp.createKey({ plan: 'enterprise', name: 'idempotency', perMinute: 1_000_000, perDay: 1_000_000_000 });
+  return { testApp, api: testApp.anonymous.withHeaders({ authorization: `Bearer ${key.secret}` }), keyId: key.id };
+}
+
 describeOnStore('Idempotency-Key on POST /v1/pets', () => {
   let testApp: TestApp;
   let api: ApiClient;
@@ -25,10 +37,7 @@ describeOnStore('Idempotency-Key on POST /v1/pets', () => {
   const freshKey = () => `key-${++sequence}-${Date.now()}`;
 
   beforeAll(async () => {
-    testApp = await createTestApp({ overrides: [{ provide: Clock, useValue: clock }] });
-    const key = await testApp.createKey({ plan: 'enterprise', name: 'idempotency', perMinute: 1_000_000, perDay: 1_000_000_000 });
-    keyId = key.id;
-    api = testApp.anonymous.withHeaders({ authorization: `Bearer ${key.secret}` });
+    ({ testApp, api, keyId } = await appWithKey({ overrides: [{ provide: Clock, useValue: clock }] }));
   });
   afterAll(() => testApp?.close());
 
@@ -99,7 +108,7 @@ describeOnStore('Idempotency-Key on POST /v1/pets', () => {
   it('refuses the same key while the first request is still in progress: 409 idempotency_key_in_use', async () => {
     const key = freshKey();
     const body = { name: 'Rex', categoryId: 3 };
-    await testApp.app.get(IdempotencyRecordStore).claim({ apiKeyId: keyId, key }, fingerprintOf(body), clock.now() + 60_000);
+    await testApp.app.get(IdempotencyRecordStore).claim({ scope: { apiKeyId: keyId, key }, token: 'a-request-still-running' }, fingerprintOf(body), clock.now() + 60_000);
     const pets = await countRows('pets');
     expectErrorBody(await create(body, key), 409, 'idempotency_key_in_use');
     expect(await countRows('pets')).toBe(pets);
@@ -108,7 +117,7 @@ describeOnStore('Idempotency-Key on POST /v1/pets', () => {
   it('takes over a claim whose request never finished once its lease has passed', async () => {
     const key = freshKey();
     const body = { name: 'Rex', categoryId: 3 };
-    await testApp.app.get(IdempotencyRecordStore).claim({ apiKeyId: keyId, key }, fingerprintOf(body), clock.now() - 1);
+    await testApp.app.get(IdempotencyRecordStore).claim({ scope: { apiKeyId: keyId, key }, token: 'a-request-lost-with-its-instance' }, fingerprintOf(body), clock.now() - 1);
     expect((await create(body, key)).status).toBe(201);
     expect((await create(body, key)).headers['idempotent-replayed']).toBe('true');
   });
@@ -182,5 +191,114 @@ describeOnStore('Idempotency-Key on POST /v1/pets', () => {
     clock.advance(DAY_MS + 60_000);
     await create({ name: 'Max', categoryId: 5 }, freshKey());
     expect(await countRows('idempotency_records')).toBe(1);
+  });
+});
+
+/** The pet store with a create that can be held before it writes, as a slow store or a paused instance would hold it. */
+class HeldPetRepository extends PetRepository {
+  real!: PetRepository;
+  private readonly holds = new Map<string, { reached: () => void; released: Promise<void> }>();
+
+  /** The next create of a pet with this name waits until `release()`; `reached` resolves once it waits. */
+  hold(name: string): { reached: Promise<void>; release: () => void } {
+    let reached!: () => void;
+    let release!: () => void;
+    const whenReached = new Promise<void>((resolve) => (reached = resolve));
+    this.holds.set(name, { reached, released: new Promise<void>((resolve) => (release = resolve)) });
+    return { reached: whenReached, release };
+  }
+
+  async create(pet: Omit<Pet, 'id'>): Promise<Pet> {
+    const hold = this.holds.get(pet.name);
+    if (hold) {
+      this.holds.delete(pet.name);
+      hold.reached();
+      await hold.released;
+    }
+    return this.real.create(pet);
+  }
+
+  findById(id: number, freshness: ReadFreshness) {
+    return this.real.findById(id, freshness);
+  }
+
+  findPage(query: PetPageQuery, freshness: ReadFreshness) {
+    return this.real.findPage(query, freshness);
+  }
+}
+
+const LEASE_SECONDS = 1;
+
+describeOnStore('Idempotency-Key on a create that runs longer than its lease', () => {
+  let testApp: TestApp;
+  let api: ApiClient;
+  let keyId: number;
+  const clock = new FakeClock(Date.UTC(2030, 0, 1));
+  const pets = new HeldPetRepository();
+
+  beforeAll(async () => {
+    ({ testApp, api, keyId } = await appWithKey({
+      env: { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) },
+      overrides: [
+        { provide: Clock, useValue: clock },
+        { provide: PetRepository, useValue: pets },
+      ],
+    }));
+    pets.real = new TypeOrmPetRepository(testApp.app.get(TypeOrmUnitOfWork), testApp.app.get(DatabaseReads));
+  });
+  afterAll(() => testApp?.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  const petsNamed = async (name: string): Promise<number> =>
+    Number((await testApp.app.get(DataSource).query('SELECT COUNT(*) AS n FROM pets WHERE name = ?', [name]))[0].n);
+  const create = (body: unknown, key: string): Promise<ApiResponse<PetBody>> => api.post<PetBody>('/v1/pets', body, { 'idempotency-key': key });
+
+  /** A later retry gets the pet `id` again, replayed, and that pet is the only one with its name. */
+  async function expectOnePetReplayed(body: { name: string }, key: string, id: number): Promise<void> {
+    const again = await create(body, key);
+    expect({ status: again.status, id: again.body.id, replayed: again.headers['idempotent-replayed'] }).toEqual({ status: 201, id, replayed: 'true' });
+    expect(await petsNamed(body.name)).toBe(1);
+  }
+
+  /** Resolves once the claim's expiry lies beyond the clock's now, which only a renewal after the clock moved can have set. */
+  async function renewedPast(key: string): Promise<void> {
+    const store = testApp.app.get(IdempotencyRecordStore);
+    const deadline = Date.now() + 10 * LEASE_SECONDS * 1000;
+    for (;;) {
+      const record = await store.find({ apiKeyId: keyId, key });
+      if (record && record.expiresAt > clock.now()) return;
+      if (Date.now() > deadline) throw new Error(`the claim on ${key} was not renewed: ${JSON.stringify(record)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('keeps the key while the first request runs, however long: a retry meanwhile gets 409, then the one pet', async () => {
+    const body = { name: 'Held past its lease', categoryId: 3 };
+    const held = pets.hold(body.name);
+    const first = create(body, 'held-1');
+    await held.reached;
+    clock.advance(5 * LEASE_SECONDS * 1000);
+    await renewedPast('held-1');
+    expectErrorBody(await create(body, 'held-1'), 409, 'idempotency_key_in_use');
+    held.release();
+    const created = await first;
+    expect(created.status).toBe(201);
+    await expectOnePetReplayed(body, 'held-1', created.body.id);
+  });
+
+  it('undoes a create whose claim lapsed unrenewed and was taken by a retry: the retry stores the one pet', async () => {
+    // An instance that stops renewing, paused or cut off from the database, while its request is still on the way.
+    jest.spyOn(testApp.app.get(IdempotencyRecordStore), 'renew').mockResolvedValue();
+    const body = { name: 'Lapsed', categoryId: 3 };
+    const held = pets.hold(body.name);
+    const first = create(body, 'lapsed-1');
+    await held.reached;
+    clock.advance(2 * LEASE_SECONDS * 1000);
+    const retry = await create(body, 'lapsed-1');
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    held.release();
+    expectErrorBody(await first, 409, 'idempotency_key_in_use');
+    await expectOnePetReplayed(body, 'lapsed-1', retry.body.id);
   });
 });

@@ -111,7 +111,7 @@ describeOnStore('the API document', () => {
       // A claim without an outcome is what a request still in progress leaves.
       const { id, secret } = await testApp.createKey({ plan: 'free' });
       const body = { name: 'Kit', categoryId: 3 };
-      await testApp.app.get(IdempotencyRecordStore).claim({ apiKeyId: id, key: 'contract-2' }, fingerprintOf(body), Date.now() + 60_000);
+      await testApp.app.get(IdempotencyRecordStore).claim({ scope: { apiKeyId: id, key: 'contract-2' }, token: 'a-request-still-running' }, fingerprintOf(body), Date.now() + 60_000);
       const inUse = await testApp.anonymous.post('/v1/pets', body, { authorization: `Bearer ${secret}`, 'idempotency-key': 'contract-2' });
       expectErrorBody(inUse, 409, 'idempotency_key_in_use');
       contract.expectResponse('createPet', inUse);

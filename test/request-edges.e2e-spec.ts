@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { DataSource } from 'typeorm';
 import { ApiClient, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { sendRaw } from './support/raw-http';
@@ -17,8 +18,12 @@ describeOnStore('requests refused before any route runs', () => {
   });
   afterAll(() => testApp?.close());
 
+  const countPets = async (): Promise<number> => Number((await testApp.app.get(DataSource).query('SELECT COUNT(*) AS n FROM pets'))[0].n);
+
+  const auth = () => `Authorization: Bearer ${testApp.apiKey}\r\n`;
+  const json = 'Content-Type: application/json\r\n';
+
   describe("framing Node's HTTP parser refuses", () => {
-    const json = 'Content-Type: application/json\r\n';
     it.each([
       ['two Content-Length headers', `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${json}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, 'bad_request'],
       ['Content-Length with chunked framing', `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${json}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, 400, 'bad_request'],
@@ -34,16 +39,61 @@ describeOnStore('requests refused before any route runs', () => {
       expectErrorBody(exchange.response!, status, code);
     });
 
-    it('answers nothing to a broken request pipelined behind one still being answered, and closes', async () => {
-      const exchange = await sendRaw(port, 'GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n', { untilClose: true });
+    it('answers a complete request in full before the 400 of a broken one pipelined behind it, then closes', async () => {
+      const exchange = await sendRaw(port, `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\n${auth()}\r\nGARBAGE\r\n\r\n`, { untilClose: true });
       expect(exchange.closed).toBe(true);
-      // Had an answer come, the client would have read it as the first request's.
-      expect(exchange.response === undefined || exchange.response.status === 401).toBe(true);
+      expect(exchange.responses.map((response) => response.status)).toEqual([200, 400]);
+      expect(Array.isArray(exchange.responses[0].body)).toBe(true);
+      expectErrorBody(exchange.responses[1], 400, 'bad_request');
+    });
+
+    it('answers every complete request pipelined before a broken one, in order, a create included', async () => {
+      const name = `pipelined-${Date.now()}`;
+      const create = JSON.stringify({ name, categoryId: 3 });
+      const bytes =
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${auth()}${json}Content-Length: ${create.length}\r\n\r\n${create}` +
+        `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\n${auth()}\r\n` +
+        'GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n';
+      const exchange = await sendRaw(port, bytes, { untilClose: true });
+      expect(exchange.closed).toBe(true);
+      expect(exchange.responses.map((response) => response.status)).toEqual([201, 200, 400]);
+      const created = exchange.responses[0].body as { id: number; name: string };
+      expect(created.name).toBe(name);
+      expectErrorBody(exchange.responses[2], 400, 'bad_request');
+      expect((await api.get(`/v1/pets/${created.id}`)).body).toEqual(created);
     });
 
     it('still serves an HTTP/1.0 request without Host', async () => {
       const exchange = await sendRaw(port, 'GET /v1/pets HTTP/1.0\r\n\r\n', { untilClose: true });
       expectErrorBody(exchange.response!, 401, 'unauthorized');
+    });
+  });
+
+  describe('Expect', () => {
+    it.each([
+      ['GET /v1/pets with a key', `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\nExpect: 200-ok\r\n\r\n`],
+      ['GET /v1/pets without a key', 'GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n'],
+      ['an unknown address', 'GET /nowhere HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n'],
+      ['the API document', 'GET /docs/openapi.json HTTP/1.1\r\nHost: x\r\nExpect: \r\n\r\n'],
+      ['a create whose body waits for the answer', `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n${'Content-Type: application/json\r\n'}Content-Length: 30\r\nExpect: 100-continue-please\r\n\r\n`],
+      ['a create that also expects something else', `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n${'Content-Type: application/json\r\n'}Content-Length: 30\r\nExpect: 100-continue, x-audit\r\n\r\n`],
+    ])('answers any expectation but 100-continue on %s 417 with the Error body, and closes', async (_case, bytes) => {
+      const pets = await countPets();
+      const exchange = await sendRaw(port, bytes.replace('{key}', testApp.apiKey), { untilClose: true });
+      expect(exchange.closed).toBe(true);
+      expect(exchange.responses).toHaveLength(1);
+      expectErrorBody(exchange.response!, 417, 'expectation_failed');
+      // Answered like any other error: request id and security headers included.
+      expect(exchange.response!.headers).toMatchObject({ connection: 'close', 'x-request-id': expect.any(String), 'x-content-type-options': 'nosniff' });
+      expect(await countPets()).toBe(pets);
+    });
+
+    it.each(['100-continue', '100-Continue', ' 100-CONTINUE '])('answers Expect: %s with 100 Continue, then takes the body and creates', async (expectation) => {
+      const body = JSON.stringify({ name: 'Rex', categoryId: 3 });
+      const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${auth()}${json}Content-Length: ${body.length}\r\nExpect: ${expectation}\r\n\r\n`;
+      const exchange = await sendRaw(port, head, { afterContinue: body });
+      expect(exchange.responses.map((response) => response.status)).toEqual([100, 201]);
+      expect(exchange.response!.body).toMatchObject({ name: 'Rex', categoryId: 3, status: 'available' });
     });
   });
 

@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../src/database/database-options';
 import { primaryReads } from '../src/database/database-reads';
 import { runMigrations } from '../src/database/run-migrations';
+import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
 import { Pet } from '../src/pets/domain/pet';
 import { PetOrmEntity } from '../src/pets/infrastructure/pet.orm-entity';
 import { TypeOrmPetRepository } from '../src/pets/infrastructure/typeorm-pet.repository';
@@ -17,7 +18,7 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
     database = await createTestDatabase('mysql');
     dataSource = await new DataSource(createDataSourceOptions(database.url, [PetOrmEntity])).initialize();
     await runMigrations(dataSource);
-    repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity), primaryReads(dataSource));
+    repository = new TypeOrmPetRepository(new TypeOrmUnitOfWork(dataSource), primaryReads(dataSource));
   });
 
   afterAll(async () => {

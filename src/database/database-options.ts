@@ -9,6 +9,7 @@ import { CreateIdempotencyRecords1763769600000 as MysqlCreateIdempotencyRecords 
 import { CreateAccounts1763856000000 as MysqlCreateAccounts } from './migrations/mysql/1763856000000-CreateAccounts';
 import { OwnAccounts1763942400000 as MysqlOwnAccounts } from './migrations/mysql/1763942400000-OwnAccounts';
 import { ApiKeyScopes1764028800000 as MysqlApiKeyScopes } from './migrations/mysql/1764028800000-ApiKeyScopes';
+import { IdempotencyClaimTokens1764115200000 as MysqlIdempotencyClaimTokens } from './migrations/mysql/1764115200000-IdempotencyClaimTokens';
 import { CreateAccounts1763856000000 as SqliteCreateAccounts } from './migrations/sqlite/1763856000000-CreateAccounts';
 import { OwnAccounts1763942400000 as SqliteOwnAccounts } from './migrations/sqlite/1763942400000-OwnAccounts';
 import { ApiKeyScopes1764028800000 as SqliteApiKeyScopes } from './migrations/sqlite/1764028800000-ApiKeyScopes';
@@ -16,6 +17,7 @@ import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/
 import { ApiKeyLifecycle1763683350000 as SqliteApiKeyLifecycle } from './migrations/sqlite/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
 import { CreateIdempotencyRecords1763769600000 as SqliteCreateIdempotencyRecords } from './migrations/sqlite/1763769600000-CreateIdempotencyRecords';
+import { IdempotencyClaimTokens1764115200000 as SqliteIdempotencyClaimTokens } from './migrations/sqlite/1764115200000-IdempotencyClaimTokens';
 
 // Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
 const MIGRATIONS = {
@@ -27,6 +29,7 @@ const MIGRATIONS = {
     SqliteCreateAccounts,
     SqliteOwnAccounts,
     SqliteApiKeyScopes,
+    SqliteIdempotencyClaimTokens,
   ],
   mysql: [
     MysqlCreatePets,
@@ -36,6 +39,7 @@ const MIGRATIONS = {
     MysqlCreateAccounts,
     MysqlOwnAccounts,
     MysqlApiKeyScopes,
+    MysqlIdempotencyClaimTokens,
   ],
 };
 

@@ -5,8 +5,10 @@ import { AppConfig } from '../config/app-config';
 import { createDataSourceOptions } from './database-options';
 import { ORM_ENTITIES } from './entities';
 import { runMigrations } from './run-migrations';
+import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
+import { UnitOfWork } from './unit-of-work';
 
-/** The DataSource, migrated before the first request. */
+/** The DataSource, migrated before the first request, and the unit of work the repositories share. */
 @Global()
 @Module({
   imports: [
@@ -23,5 +25,7 @@ import { runMigrations } from './run-migrations';
       },
     }),
   ],
+  providers: [TypeOrmUnitOfWork, { provide: UnitOfWork, useExisting: TypeOrmUnitOfWork }],
+  exports: [TypeOrmUnitOfWork, UnitOfWork],
 })
 export class DatabaseModule {}

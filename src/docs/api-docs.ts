@@ -23,7 +23,10 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
         'Requests refused before they reach an operation get the Error body without the rate-limit headers: ' +
         'malformed HTTP framing, a missing Host header or a broken percent-encoding (`bad_request`, 400), ' +
         'a path parameter over the length limit (`uri_too_long`, 414), headers over the size limit ' +
-        '(`request_header_fields_too_large`, 431); after broken framing the connection is closed.',
+        '(`request_header_fields_too_large`, 431); after broken framing the connection is closed. ' +
+        'Requests pipelined on one connection are answered in order, each in full: a malformed request behind complete ones ' +
+        'gets its 400 after their answers. An HTTP/1.1 request whose `Expect` is anything but `100-continue` is answered ' +
+        '417 (`expectation_failed`) and its connection closed; `Expect: 100-continue` gets `100 Continue` before the body is sent.',
     )
     .setVersion(API_VERSION)
     .addServer(config.publicBaseUrl, 'Production')

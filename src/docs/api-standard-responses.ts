@@ -81,7 +81,9 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
   404: { example: ['not_found'], description: '`not_found`: no pet with that id' },
   409: {
     example: ['idempotency_key_in_use'],
-    description: '`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed; retry later',
+    description:
+      '`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed, or was lost with its instance ' +
+      'less than `IDEMPOTENCY_LEASE_SECONDS` ago; retry later with the same key and body',
   },
   413: {
     example: ['payload_too_large'],

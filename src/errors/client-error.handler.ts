@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
-import { ServerResponse, STATUS_CODES } from 'node:http';
+import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { sendError, toErrorBody } from './all-exceptions.filter';
 import { ErrorBody } from './error-code';
-import { MalformedRequestError, RequestHeadersTooLargeError, UriTooLongError } from './request-errors';
+import { ExpectationFailedError, MalformedRequestError, RequestHeadersTooLargeError, UriTooLongError } from './request-errors';
 
 interface ConnectionError extends Error {
   code?: string;
@@ -17,24 +17,44 @@ interface HttpSocket extends Socket {
 /**
  * Node's HTTP parser refused the bytes (server option `clientErrorHandler`):
  * there is no request and no reply, so the Error body (built by toErrorBody
- * like every other) is written to the socket as raw HTTP and
- * the connection closed, as nothing after the broken bytes can be trusted.
- * No answer where HTTP allows none: the peer is gone, the client timed out
- * sending its request, or the response due next belongs to an earlier, complete
- * request (the client would read the answer as that request's).
+ * like every other) is written to the socket as raw HTTP and the connection
+ * closed, as nothing after the broken bytes can be trusted. Complete requests
+ * pipelined before the broken bytes are answered first, in order, as HTTP
+ * requires; the 400 follows their answers. No answer where HTTP allows none:
+ * the peer is gone, the client timed out sending its request, or an answer has
+ * already started on the connection.
  */
 export function answerClientError(error: ConnectionError, socket: Socket): void {
-  const silent = error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  if (!silent && socket.writable && isDueToBrokenRequest((socket as HttpSocket)._httpMessage)) {
-    const refusal = error.code === 'HPE_HEADER_OVERFLOW' ? new RequestHeadersTooLargeError() : new MalformedRequestError('The request is malformed');
-    socket.write(rawResponse(toErrorBody(refusal)));
+  if (answeredSockets.has(socket)) return;
+  answeredSockets.add(socket);
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.destroy();
+    return;
   }
-  socket.destroy();
+  // Nothing after the broken bytes is read; what came before is answered.
+  socket.pause();
+  const refusal = error.code === 'HPE_HEADER_OVERFLOW' ? new RequestHeadersTooLargeError() : new MalformedRequestError('The request is malformed');
+  answerAfterEarlierRequests(socket, rawResponse(toErrorBody(refusal)));
 }
 
-/** The next response is the broken request's own when none is due yet, or it is due to a request whose body never completed. */
-function isDueToBrokenRequest(due: ServerResponse | null | undefined): boolean {
-  return !due || (!due.headersSent && !due.req.complete);
+/** Node may call the handler again for the same socket, as bytes already read reach the failed parser. */
+const answeredSockets = new WeakSet<Socket>();
+
+function answerAfterEarlierRequests(socket: HttpSocket, response: string): void {
+  const due = socket._httpMessage;
+  if (due?.req.complete) {
+    // An earlier request's answer, started or not: Node hands the socket to the next one, if any, as it finishes.
+    due.once('finish', () => answerAfterEarlierRequests(socket, response));
+    due.once('close', () => due.writableFinished || socket.destroy());
+    return;
+  }
+  // Else the broken bytes are the due request's own, whose answer can only be this one if it has not begun.
+  if (!socket.writable || due?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  // Ended rather than destroyed, so the bytes of the answers before it leave too.
+  socket.end(response, () => socket.destroy());
 }
 
 function rawResponse(body: ErrorBody): string {
@@ -59,6 +79,38 @@ export function answerFrameworkError(error: FastifyError, _request: FastifyReque
     error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new UriTooLongError() : error.code === 'FST_ERR_BAD_URL' ? new MalformedRequestError('The request is malformed') : error;
   sendError(reply, refusal);
 }
+
+/**
+ * Node's server answers an `Expect` it does not take for `100-continue` with a
+ * bare 417, and takes for `100-continue` any value that merely contains it
+ * (`100-continue-please`, `100-continue, x`). With these listeners the service
+ * decides instead: `100-continue` alone (any case) gets its 100 Continue, and
+ * every other value is marked and handed to Fastify like any other request,
+ * where `refuseUnmetExpectation` answers it with the Error body.
+ */
+export function routeExpectations(server: Server): void {
+  const handOn = (request: IncomingMessage, response: ServerResponse) => server.emit('request', request, response);
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (ONLY_CONTINUE.test(request.headers.expect ?? '')) response.writeContinue();
+    else unmetExpectations.add(request);
+    handOn(request, response);
+  });
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    unmetExpectations.add(request);
+    handOn(request, response);
+  });
+}
+
+const ONLY_CONTINUE = /^[ \t]*100-continue[ \t]*$/i;
+const unmetExpectations = new WeakSet<IncomingMessage>();
+
+/** After the request hooks, so the 417 carries the security headers and request id like any other answer. */
+export const refuseUnmetExpectation: preParsingHookHandler = (request, reply, _payload, done) => {
+  if (!unmetExpectations.has(request.raw)) return done();
+  // The client may be holding its body back for an answer, or sending it: the connection's next bytes cannot be trusted.
+  void reply.header('connection', 'close');
+  done(new ExpectationFailedError(), undefined);
+};
 
 /**
  * HTTP/1.1 requires a Host header. Node's own check answers with an empty body,

@@ -41,6 +41,7 @@ export const NOT_FOUND = defineErrorCode('not_found', 404, 'Resource not found')
 export const PAYLOAD_TOO_LARGE = defineErrorCode('payload_too_large', 413, 'Request body is too large');
 export const URI_TOO_LONG = defineErrorCode('uri_too_long', 414, 'The request path is too long');
 export const UNSUPPORTED_MEDIA_TYPE = defineErrorCode('unsupported_media_type', 415, 'Content-Type must be application/json');
+export const EXPECTATION_FAILED = defineErrorCode('expectation_failed', 417, 'The only expectation supported is Expect: 100-continue');
 export const RATE_LIMITED = defineErrorCode('rate_limited', 429, 'Rate limit exceeded; retry after the time given in Retry-After');
 export const REQUEST_HEADER_FIELDS_TOO_LARGE = defineErrorCode('request_header_fields_too_large', 431, 'The request headers are too large');
 export const INTERNAL_ERROR = defineErrorCode('internal_error', 500, 'Internal server error');

@@ -1,6 +1,7 @@
 import { DomainError } from './domain-error';
 import {
   BAD_REQUEST,
+  EXPECTATION_FAILED,
   NOT_FOUND,
   PAYLOAD_TOO_LARGE,
   REQUEST_HEADER_FIELDS_TOO_LARGE,
@@ -11,6 +12,15 @@ import {
 /** A request HTTP cannot make sense of: broken framing, a missing Host, a broken percent-encoding. */
 export class MalformedRequestError extends DomainError {
   readonly code = BAD_REQUEST;
+}
+
+/** An `Expect` the service cannot meet: anything but `100-continue`. */
+export class ExpectationFailedError extends DomainError {
+  readonly code = EXPECTATION_FAILED;
+
+  constructor() {
+    super('The only expectation supported is Expect: 100-continue');
+  }
 }
 
 export class RequestHeadersTooLargeError extends DomainError {

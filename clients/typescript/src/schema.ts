@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Add a pet
-         * @description The body is a JSON object sent as `application/json`; unknown fields are refused. `status` defaults to `available`. With an `Idempotency-Key`, a retry with the same key and body within `IDEMPOTENCY_TTL_SECONDS` gets the first answer again instead of a second pet.
+         * @description The body is a JSON object sent as `application/json`; unknown fields are refused. `status` defaults to `available`. With an `Idempotency-Key`, a retry with the same key and body within `IDEMPOTENCY_TTL_SECONDS` gets the first answer again instead of a second pet. The pet and that answer are stored together or not at all, so this holds through a crash of the service: retried until it gets a 201, a create stores exactly one pet.
          */
         post: operations["createPet"];
         delete?: never;
@@ -84,7 +84,7 @@ export interface components {
          * @description Machine-readable error code
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "insufficient_scope" | "not_found" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "insufficient_scope" | "not_found" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
         /** @description The body of every error response: exactly these three fields. */
         Error: {
             /** @description Machine-readable error code */
@@ -386,7 +386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed; retry later */
+            /** @description `idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed, or was lost with its instance less than `IDEMPOTENCY_LEASE_SECONDS` ago; retry later with the same key and body */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isDuplicateKey } from '../../database/duplicate-key';
+import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { Account, ownerKeyIdOf } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
 import { AccountCreatedMeanwhileError } from '../domain/api-key.errors';
@@ -15,13 +16,17 @@ const WITH_ACCOUNT = { account: true } as const;
 
 @Injectable()
 export class TypeOrmApiKeyRepository extends ApiKeyRepository {
-  constructor(@InjectRepository(ApiKeyOrmEntity) private readonly rows: Repository<ApiKeyOrmEntity>) {
+  /** Transactions go through the unit of work, which keeps them apart from other statements on SQLite's one connection. */
+  constructor(
+    @InjectRepository(ApiKeyOrmEntity) private readonly rows: Repository<ApiKeyOrmEntity>,
+    private readonly unitOfWork: TypeOrmUnitOfWork,
+  ) {
     super();
   }
 
   /** In one transaction: the account found or made, and the key; a key's own account then names its key. */
   create(key: NewApiKey): Promise<ApiKey> {
-    return this.rows.manager.transaction(async (manager) => {
+    return this.unitOfWork.transaction(async (manager) => {
       const accounts = manager.getRepository(AccountOrmEntity);
       let account = key.account === undefined ? null : await findAccountRow(accounts, key.account);
       if (!account) {
@@ -88,7 +93,7 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
   }
 
   async recordLastUse(uses: ReadonlyMap<number, Date>): Promise<void> {
-    await this.rows.manager.transaction(async (manager) => {
+    await this.unitOfWork.transaction(async (manager) => {
       for (const [id, at] of uses) {
         await manager
           .createQueryBuilder()

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
+import { UnitOfWork } from '../../database/unit-of-work';
 import { fingerprintOf, parseIdempotencyKey } from '../domain/idempotency-key';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../domain/idempotency.errors';
-import { IdempotencyRecordStore, IdempotencyScope } from '../domain/idempotency-record.store';
+import { IdempotencyClaim, IdempotencyRecordStore } from '../domain/idempotency-record.store';
 
 /** What an operation answers: its status and a JSON body. */
 export interface Outcome<T> {
@@ -20,19 +22,20 @@ export interface IdempotentRequest {
   readonly payload: unknown;
 }
 
-/**
- * How long a claim holds without an outcome: a request still unanswered after
- * this is taken for lost with its instance, so the key does not stay in use for a whole TTL.
- */
-export const IN_PROGRESS_LEASE_MS = 60_000;
+/** A running request renews its claim this many times per lease, so one or two late renewals do not lose it. */
+export const RENEWALS_PER_LEASE = 3;
 /** Expired records are removed in batches this small, at most once per interval and instance. */
 export const SWEEP_BATCH = 500;
 export const SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * Runs an operation at most once per (API key, Idempotency-Key): the first
- * request claims the key, runs the operation and stores its outcome; a retry
- * with the same body gets that outcome again, marked as replayed.
+ * request claims the key, runs the operation and stores its outcome in the
+ * same unit of work as the operation's own writes; a retry with the same body
+ * gets that outcome again, marked as replayed. A claim holds for a short
+ * lease that its request renews while it runs, so a claim is taken over only
+ * once its request is gone, and then its request can no longer complete it.
+ * Call it outside any unit of work: the claim must be committed before the operation runs.
  */
 @Injectable()
 export class IdempotencyService {
@@ -40,22 +43,23 @@ export class IdempotencyService {
 
   constructor(
     private readonly records: IdempotencyRecordStore,
+    private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
 
   async perform<T>(request: IdempotentRequest, operation: () => Promise<Outcome<T>>): Promise<Outcome<T> & { replayed: boolean }> {
     if (request.key === undefined) return { ...(await operation()), replayed: false };
-    const scope: IdempotencyScope = { apiKeyId: request.apiKeyId, key: parseIdempotencyKey(request.key) };
+    const claim: IdempotencyClaim = { scope: { apiKeyId: request.apiKeyId, key: parseIdempotencyKey(request.key) }, token: randomUUID() };
     const fingerprint = fingerprintOf(request.payload);
     // A second round only when the record met was expired or gone: another request may claim it first.
     for (let round = 0; round < 2; round++) {
       const now = this.clock.now();
-      if (await this.records.claim(scope, fingerprint, now + IN_PROGRESS_LEASE_MS)) return this.performClaimed(scope, operation);
-      const record = await this.records.find(scope);
+      if (await this.records.claim(claim, fingerprint, now + this.leaseMs)) return this.performClaimed(claim, operation);
+      const record = await this.records.find(claim.scope);
       if (record === null) continue;
       if (record.expiresAt <= now) {
-        await this.records.forgetIfExpired(scope, now);
+        await this.records.forgetIfExpired(claim.scope, now);
         continue;
       }
       if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
@@ -65,18 +69,41 @@ export class IdempotencyService {
     throw new IdempotencyKeyInUseError();
   }
 
-  private async performClaimed<T>(scope: IdempotencyScope, operation: () => Promise<Outcome<T>>): Promise<Outcome<T> & { replayed: boolean }> {
+  private async performClaimed<T>(claim: IdempotencyClaim, operation: () => Promise<Outcome<T>>): Promise<Outcome<T> & { replayed: boolean }> {
+    const renewal = this.renewWhileRunning(claim);
     let outcome: Outcome<T>;
     try {
-      outcome = await operation();
+      outcome = await this.unitOfWork.run(async () => {
+        const done = await operation();
+        const stored = { status: done.status, body: JSON.stringify(done.body) };
+        // Lost means the lease ran out unrenewed and a retry took the key: undoing this unit leaves the retry's outcome the only one.
+        if (!(await this.records.complete(claim, stored, this.clock.now() + this.config.idempotencyTtlSeconds * 1000))) {
+          throw new IdempotencyKeyInUseError();
+        }
+        return done;
+      });
     } catch (error) {
-      await this.records.release(scope);
+      clearInterval(renewal);
+      // Should the release fail too, the claim lapses with its lease.
+      await this.records.release(claim).catch(() => undefined);
       throw error;
     }
-    const now = this.clock.now();
-    await this.records.complete(scope, { status: outcome.status, body: JSON.stringify(outcome.body) }, now + this.config.idempotencyTtlSeconds * 1000);
-    await this.removeExpiredWhenDue(now);
+    clearInterval(renewal);
+    await this.removeExpiredWhenDue(this.clock.now());
     return { ...outcome, replayed: false };
+  }
+
+  /** Started before the unit of work, so the renewals run outside its transaction, where other instances see them. */
+  private renewWhileRunning(claim: IdempotencyClaim): NodeJS.Timeout {
+    const renew = () => {
+      // A renewal that fails only brings the lapse closer; completing checks the claim is still this request's.
+      this.records.renew(claim, this.clock.now() + this.leaseMs).catch(() => undefined);
+    };
+    return setInterval(renew, this.leaseMs / RENEWALS_PER_LEASE).unref();
+  }
+
+  private get leaseMs(): number {
+    return this.config.idempotencyLeaseSeconds * 1000;
   }
 
   private async removeExpiredWhenDue(now: number): Promise<void> {

@@ -11,11 +11,21 @@ export interface IdempotencyScope {
   readonly key: string;
 }
 
+/**
+ * One request's hold on a key. The token is the request's own, so a request
+ * whose claim lapsed and was taken by a retry can no longer renew, complete or
+ * release it.
+ */
+export interface IdempotencyClaim {
+  readonly scope: IdempotencyScope;
+  readonly token: string;
+}
+
 export interface IdempotencyRecord {
   readonly fingerprint: string;
   /** Absent while the first request is still being processed. */
   readonly outcome?: StoredOutcome;
-  /** Epoch ms after which the record no longer counts. */
+  /** Epoch ms after which the record no longer counts: the claim's lease, or the outcome's TTL. */
   readonly expiresAt: number;
 }
 
@@ -25,12 +35,19 @@ export interface IdempotencyRecord {
  * (API key, idempotency key), so exactly one of them wins.
  */
 export abstract class IdempotencyRecordStore {
-  /** Records the key as in progress; false when a record with that scope exists already. */
-  abstract claim(scope: IdempotencyScope, fingerprint: string, expiresAt: number): Promise<boolean>;
+  /** Records the key as in progress until `expiresAt`; false when a record with that scope exists already. */
+  abstract claim(claim: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean>;
   abstract find(scope: IdempotencyScope): Promise<IdempotencyRecord | null>;
-  abstract complete(scope: IdempotencyScope, outcome: StoredOutcome, expiresAt: number): Promise<void>;
+  /** Extends a claim still in progress to `expiresAt`; nothing when the claim is no longer this one. */
+  abstract renew(claim: IdempotencyClaim, expiresAt: number): Promise<void>;
+  /**
+   * Stores the outcome, kept until `expiresAt`, in the unit of work in
+   * progress, so it is committed with what the operation wrote or not at all.
+   * False when the claim is no longer this one: the unit must then be undone.
+   */
+  abstract complete(claim: IdempotencyClaim, outcome: StoredOutcome, expiresAt: number): Promise<boolean>;
   /** Removes the claim of a request that failed, so its retry may run. */
-  abstract release(scope: IdempotencyScope): Promise<void>;
+  abstract release(claim: IdempotencyClaim): Promise<void>;
   /** Removes the record of this scope if it expired at `now`. */
   abstract forgetIfExpired(scope: IdempotencyScope, now: number): Promise<void>;
   /** Removes at most `limit` expired records, found through the expiry index. */

@@ -1,18 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { isDuplicateKey } from '../../database/duplicate-key';
-import { IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
-import { IdempotencyRecordOrmEntity } from './idempotency-record.orm-entity';
+import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { IdempotencyClaim, IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
 
 const BY_SCOPE = 'WHERE api_key_id = ? AND idempotency_key = ?';
+/** A claim still in progress and still this request's. */
+const BY_CLAIM = `${BY_SCOPE} AND claim_token = ? AND status_code IS NULL`;
 
 /** Fixed statements with bound parameters, for the reason docs/adr/0006 gives: each is prepared once and reused. */
 const SQL = {
-  claim: 'INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, expires_at) VALUES (?, ?, ?, ?)',
+  claim: 'INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, claim_token, expires_at) VALUES (?, ?, ?, ?, ?)',
   find: `SELECT fingerprint, status_code AS statusCode, response_body AS responseBody, expires_at AS expiresAt FROM idempotency_records ${BY_SCOPE}`,
-  complete: `UPDATE idempotency_records SET status_code = ?, response_body = ?, expires_at = ? ${BY_SCOPE}`,
-  release: `DELETE FROM idempotency_records ${BY_SCOPE} AND status_code IS NULL`,
+  renew: `UPDATE idempotency_records SET expires_at = ? ${BY_CLAIM}`,
+  complete: `UPDATE idempotency_records SET status_code = ?, response_body = ?, expires_at = ? ${BY_CLAIM}`,
+  release: `DELETE FROM idempotency_records ${BY_CLAIM}`,
   forgetIfExpired: `DELETE FROM idempotency_records ${BY_SCOPE} AND expires_at <= ?`,
 } as const;
 
@@ -23,15 +24,16 @@ const REMOVE_EXPIRED = {
     (SELECT rowid FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
 } as const;
 
+/** Every statement goes through the unit of work, so `complete` joins the transaction of the operation it records. */
 @Injectable()
 export class TypeOrmIdempotencyRecordStore extends IdempotencyRecordStore {
-  constructor(@InjectRepository(IdempotencyRecordOrmEntity) private readonly records: Repository<IdempotencyRecordOrmEntity>) {
+  constructor(private readonly unitOfWork: TypeOrmUnitOfWork) {
     super();
   }
 
-  async claim({ apiKeyId, key }: IdempotencyScope, fingerprint: string, expiresAt: number): Promise<boolean> {
+  async claim({ scope, token }: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean> {
     try {
-      await this.records.query(SQL.claim, [apiKeyId, key, fingerprint, expiresAt]);
+      await this.unitOfWork.execute(SQL.claim, [scope.apiKeyId, scope.key, fingerprint, token, expiresAt]);
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -40,28 +42,34 @@ export class TypeOrmIdempotencyRecordStore extends IdempotencyRecordStore {
   }
 
   async find({ apiKeyId, key }: IdempotencyScope): Promise<IdempotencyRecord | null> {
-    const rows: Array<{ fingerprint: string; statusCode: number | null; responseBody: string | null; expiresAt: number | string }> =
-      await this.records.query(SQL.find, [apiKeyId, key]);
+    const rows: Array<{ fingerprint: string; statusCode: number | null; responseBody: string | null; expiresAt: number | string }> = await (
+      await this.unitOfWork.manager()
+    ).query(SQL.find, [apiKeyId, key]);
     if (rows.length === 0) return null;
     const [row] = rows;
     const outcome = row.statusCode === null || row.responseBody === null ? undefined : { status: Number(row.statusCode), body: row.responseBody };
     return { fingerprint: row.fingerprint, outcome, expiresAt: Number(row.expiresAt) };
   }
 
-  async complete({ apiKeyId, key }: IdempotencyScope, outcome: StoredOutcome, expiresAt: number): Promise<void> {
-    await this.records.query(SQL.complete, [outcome.status, outcome.body, expiresAt, apiKeyId, key]);
+  async renew({ scope, token }: IdempotencyClaim, expiresAt: number): Promise<void> {
+    await this.unitOfWork.execute(SQL.renew, [expiresAt, scope.apiKeyId, scope.key, token]);
   }
 
-  async release({ apiKeyId, key }: IdempotencyScope): Promise<void> {
-    await this.records.query(SQL.release, [apiKeyId, key]);
+  async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome, expiresAt: number): Promise<boolean> {
+    return (await this.unitOfWork.execute(SQL.complete, [outcome.status, outcome.body, expiresAt, scope.apiKeyId, scope.key, token])) === 1;
+  }
+
+  async release({ scope, token }: IdempotencyClaim): Promise<void> {
+    await this.unitOfWork.execute(SQL.release, [scope.apiKeyId, scope.key, token]);
   }
 
   async forgetIfExpired({ apiKeyId, key }: IdempotencyScope, now: number): Promise<void> {
-    await this.records.query(SQL.forgetIfExpired, [apiKeyId, key, now]);
+    await this.unitOfWork.execute(SQL.forgetIfExpired, [apiKeyId, key, now]);
   }
 
   async removeExpired(now: number, limit: number): Promise<void> {
-    const driver = this.records.manager.connection.options.type === 'mysql' ? 'mysql' : 'sqlite';
-    await this.records.query(REMOVE_EXPIRED[driver], [now, limit]);
+    const manager = await this.unitOfWork.manager();
+    const driver = manager.connection.options.type === 'mysql' ? 'mysql' : 'sqlite';
+    await manager.query(REMOVE_EXPIRED[driver], [now, limit]);
   }
 }

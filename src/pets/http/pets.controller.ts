@@ -95,7 +95,9 @@ export class PetsController {
     summary: 'Add a pet',
     description:
       'The body is a JSON object sent as `application/json`; unknown fields are refused. `status` defaults to `available`. ' +
-      'With an `Idempotency-Key`, a retry with the same key and body within `IDEMPOTENCY_TTL_SECONDS` gets the first answer again instead of a second pet.',
+      'With an `Idempotency-Key`, a retry with the same key and body within `IDEMPOTENCY_TTL_SECONDS` gets the first answer again instead of a second pet. ' +
+      'The pet and that answer are stored together or not at all, so this holds through a crash of the service: ' +
+      'retried until it gets a 201, a create stores exactly one pet.',
   })
   @RequireScope('pets:write')
   @Idempotent()

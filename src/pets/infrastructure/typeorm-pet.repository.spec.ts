@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../../database/database-options';
 import { primaryReads } from '../../database/database-reads';
 import { runMigrations } from '../../database/run-migrations';
+import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { Pet } from '../domain/pet';
 import { PetOrmEntity } from './pet.orm-entity';
 import { TypeOrmPetRepository } from './typeorm-pet.repository';
@@ -14,7 +15,7 @@ describe('TypeOrmPetRepository on SQLite', () => {
   beforeEach(async () => {
     dataSource = await new DataSource(createDataSourceOptions('sqlite::memory:', [PetOrmEntity])).initialize();
     await runMigrations(dataSource);
-    repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity), primaryReads(dataSource));
+    repository = new TypeOrmPetRepository(new TypeOrmUnitOfWork(dataSource), primaryReads(dataSource));
   });
 
   afterEach(() => dataSource.destroy());

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { DatabaseReads, ReadTarget } from '../../database/database-reads';
+import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { Pet } from '../domain/pet';
 import { PetPageQuery, PetRepository, ReadFreshness } from '../domain/pet.repository';
 import { PetMapper } from './pet.mapper';
@@ -24,21 +23,22 @@ const SQL = {
 const TARGET: Record<ReadFreshness, ReadTarget> = { latest: 'primary', 'may-lag': 'replica' };
 
 /**
- * The pet store on TypeORM's repository of the `pets` table; the same calls
- * serve SQLite and MySQL. Writes go to the primary; reads through
- * DatabaseReads, on a replica when one is configured, fit, and allowed.
+ * The pet store on TypeORM; the same calls serve SQLite and MySQL. Writes go
+ * to the primary, inside the unit of work in progress if there is one; reads
+ * through DatabaseReads, on a replica when one is configured, fit, and allowed.
  */
 @Injectable()
 export class TypeOrmPetRepository extends PetRepository {
   constructor(
-    @InjectRepository(PetOrmEntity) private readonly pets: Repository<PetOrmEntity>,
+    private readonly unitOfWork: TypeOrmUnitOfWork,
     private readonly reads: DatabaseReads,
   ) {
     super();
   }
 
   async create(pet: Omit<Pet, 'id'>): Promise<Pet> {
-    const { identifiers } = await this.pets.insert(PetMapper.toPersistence(pet));
+    const manager = await this.unitOfWork.manager();
+    const { identifiers } = await manager.insert(PetOrmEntity, PetMapper.toPersistence(pet));
     return { id: Number(identifiers[0].id), ...pet };
   }
 

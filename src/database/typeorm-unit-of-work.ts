@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { SqliteStatementGate } from './sqlite-statement-gate';
+import { UnitOfWork } from './unit-of-work';
+
+interface Unit {
+  /** The unit's transaction, begun by its first statement, so nothing is held while the work does anything else. */
+  transaction?: Promise<QueryRunner>;
+  /** Code the work left running (a timer, a promise not awaited) still sees the unit once it has ended. */
+  ended?: boolean;
+}
+
+/**
+ * The unit of work on TypeORM: one transaction per unit, on a connection of its
+ * own (MySQL) or on SQLite's one connection held alone (see SqliteStatementGate).
+ * The unit in progress lives in AsyncLocalStorage, so the repositories find its
+ * EntityManager through `manager()` without it being passed down the call
+ * (docs/adr/0014).
+ */
+@Injectable()
+export class TypeOrmUnitOfWork extends UnitOfWork {
+  private readonly units = new AsyncLocalStorage<Unit>();
+  private readonly gate?: SqliteStatementGate<Unit>;
+  /** Units begun and not yet ended. */
+  private running = 0;
+
+  constructor(private readonly dataSource: DataSource) {
+    super();
+    if (dataSource.options.type === 'better-sqlite3') {
+      this.gate = new SqliteStatementGate(() => this.unitInProgress());
+      // The list TypeORM broadcasts every query to; it has no other way to add a subscriber instance.
+      dataSource.subscribers.push(this.gate);
+    }
+  }
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.unitInProgress()) return work();
+    const unit: Unit = {};
+    this.running++;
+    return this.units.run(unit, async () => {
+      try {
+        let result: T;
+        try {
+          result = await work();
+        } catch (error) {
+          await this.end(unit, false);
+          throw error;
+        }
+        await this.end(unit, true);
+        return result;
+      } finally {
+        // While any AsyncLocalStorage is enabled, Node runs a hook on every promise of the process: off when no unit runs.
+        if (--this.running === 0) this.units.disable();
+      }
+    });
+  }
+
+  /** What repositories send their statements through: the transaction of the unit in progress (begun now if need be), else the DataSource's manager. */
+  async manager(): Promise<EntityManager> {
+    const unit = this.unitInProgress();
+    if (!unit) return this.dataSource.manager;
+    unit.transaction ??= this.begin(unit);
+    return (await unit.transaction).manager;
+  }
+
+  /** Runs one statement through `manager()` and answers how many rows it changed, which `query()` alone does not say on every driver. */
+  async execute(sql: string, parameters: unknown[]): Promise<number> {
+    const manager = await this.manager();
+    const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
+    try {
+      return (await runner.query(sql, parameters, true)).affected ?? 0;
+    } finally {
+      if (runner !== manager.queryRunner) await runner.release();
+    }
+  }
+
+  /** TypeORM's `transaction()` callback shape, for a repository that runs several statements as one. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.run(async () => work(await this.manager()));
+  }
+
+  private unitInProgress(): Unit | undefined {
+    const unit = this.units.getStore();
+    return unit?.ended ? undefined : unit;
+  }
+
+  private async begin(unit: Unit): Promise<QueryRunner> {
+    await this.gate?.hold(unit);
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      return runner;
+    } catch (error) {
+      await runner.release();
+      this.gate?.release(unit);
+      throw error;
+    }
+  }
+
+  /** As TypeORM's own transaction(): a commit that fails is rolled back and raises its error; a failed rollback leaves the work's error to be raised. */
+  private async end(unit: Unit, commit: boolean): Promise<void> {
+    const runner = await unit.transaction?.catch(() => undefined);
+    if (!runner) {
+      unit.ended = true;
+      return;
+    }
+    try {
+      if (commit) await runner.commitTransaction();
+      else await runner.rollbackTransaction().catch(() => undefined);
+    } catch (error) {
+      await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      unit.ended = true;
+      await runner.release();
+      this.gate?.release(unit);
+    }
+  }
+}
