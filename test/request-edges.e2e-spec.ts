@@ -67,6 +67,12 @@ describeOnStore('requests refused before any route runs', () => {
       const exchange = await sendRaw(port, 'GET /v1/pets HTTP/1.0\r\n\r\n', { untilClose: true });
       expectErrorBody(exchange.response!, 401, 'unauthorized');
     });
+
+    it('guards a request line in absolute form like any other: no key, no pets', async () => {
+      const exchange = await sendRaw(port, `GET http://127.0.0.1:${port}/v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, { untilClose: true });
+      expectErrorBody(exchange.response!, 401, 'unauthorized');
+      expect(exchange.response!.headers['x-ratelimit-limit']).toBeDefined();
+    });
   });
 
   describe('Expect', () => {
