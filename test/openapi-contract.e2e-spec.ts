@@ -146,6 +146,19 @@ describeOnStore('the API document', () => {
       }
     });
 
+    it('listPets and getPet 304 for an If-None-Match that is still current', async () => {
+      for (const [operationId, url] of [
+        ['listPets', '/v1/pets?limit=2'],
+        ['getPet', `/v1/pets/${first.id}`],
+      ]) {
+        const current = await api.get(url);
+        contract.expectResponse(operationId, current);
+        const notModified = await api.get(url, { 'if-none-match': String(current.headers.etag) });
+        expect(notModified.status).toBe(304);
+        contract.expectResponse(operationId, notModified);
+      }
+    });
+
     it('403 on every operation for a key without its scope', async () => {
       const headersOf = async (scopes: string[]) => ({ authorization: `Bearer ${(await testApp.createKey({ plan: 'pro', scopes })).secret}` });
       const [readOnly, writeOnly] = [await headersOf(['pets:read']), await headersOf(['pets:write'])];
@@ -222,7 +235,7 @@ describeOnStore('the API document', () => {
       status,
       body,
       text: JSON.stringify(body),
-      headers: { 'content-type': 'application/json; charset=utf-8', ...rateLimit, ...headers },
+      headers: { 'content-type': 'application/json; charset=utf-8', etag: '"3q2-7wAAAAAAAAAAAAAAAA"', ...rateLimit, ...headers },
     });
     const deprecation = { deprecation: '@1763683200', sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', link: '<http://h/v1/pets>; rel="successor-version"' };
     const pet = { id: 1, name: 'Rex', categoryId: 3, status: 'available' };
@@ -237,6 +250,8 @@ describeOnStore('the API document', () => {
       ['a field too many on the Error body', 'getPet', response(404, { code: 'not_found', message: 'x', status: 404, stack: 'at' }, deprecation), /additional properties/],
       ['an unknown error code', 'listPets', response(400, { code: 'bad', message: 'x', status: 400 }), /body\/code must be equal to one of/],
       ['a missing required header', 'getPet', response(200, pet, { ...deprecation, sunset: undefined as never }), /header Sunset is required but missing/],
+      ['a 200 without its ETag', 'listPets', response(200, [], { etag: undefined as never }), /header ETag is required but missing/],
+      ['a 304 with a body', 'getPet', response(304, pet, deprecation), /status 304 declares no body but one was sent/],
       ['a missing rate-limit header', 'listPets', response(200, [], { 'x-ratelimit-reset': undefined as never }), /header X-RateLimit-Reset is required but missing/],
       ['a malformed declared header', 'listPets', response(200, [], { 'x-ratelimit-remaining': '-1' }), /header X-RateLimit-Remaining must be >= 0/],
       ['a missing RateLimit field', 'listPets', response(200, [], { ratelimit: undefined as never }), /header RateLimit is required but missing/],

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
+import { ConditionalGet } from '../../http/conditional-get';
 import { Deprecated, sunsetDate } from '../../http/deprecation';
 import { requestOrigin } from '../../http/request-origin';
 import { ParseIdPipe } from '../../http/validation';
@@ -63,10 +64,12 @@ export class PetsController {
 
   @Get()
   @RequireScope('pets:read')
+  @ConditionalGet()
   @ApiOperation({ operationId: 'listPets', summary: 'List pets', description: 'A page of pets ordered by id.' })
   @ApiStandardResponses({
     success: { status: 200, description: 'A page of pets', type: [PetResponseDto], headers: NEXT_PAGE_HEADERS },
     errors: [403],
+    conditional: true,
   })
   async listPets(
     @Query() query: ListPetsQueryDto,
@@ -105,6 +108,7 @@ export class PetsController {
 
   @Get(':petId')
   @RequireScope('pets:read')
+  @ConditionalGet()
   @Deprecated(GET_PET_DEPRECATION)
   @ApiOperation({
     operationId: 'getPet',
@@ -117,6 +121,7 @@ export class PetsController {
     success: { status: 200, description: 'The pet', type: PetResponseDto },
     errors: [403, 404],
     headers: DEPRECATION_RESPONSE_HEADERS,
+    conditional: true,
   })
   getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {
     return this.pets.get(petId);
