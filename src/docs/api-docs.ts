@@ -35,6 +35,7 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
       description: 'An API key sent as `Authorization: Bearer <key>`',
     })
     .addTag('pets', 'The catalogue of animals')
+    .addTag('rate limits', "The caller's quota")
     .build();
   // No contact is published for this service; the builder's empty placeholder says nothing.
   delete base.info.contact;

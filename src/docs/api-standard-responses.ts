@@ -126,12 +126,14 @@ const ETAG_HEADERS: HeadersObject = { ETag: { $ref: '#/components/headers/ETag' 
 
 export interface StandardResponses {
   success: { status: 200 | 201; description: string; type: Type<unknown> | [Type<unknown>]; headers?: HeadersObject };
-  /** Error statuses this operation can send besides 400, 401, 429 and 500, which every operation can. */
+  /** Error statuses this operation can send besides 400 (see takesInput), 401, 429 and 500, which every operation can. */
   errors?: Array<403 | 404 | 409 | 413 | 415 | 422>;
   /** Headers on every response of the operation, errors included. */
   headers?: HeadersObject;
   /** A @ConditionalGet() operation: its success carries an `ETag`, and it may answer 304. */
   conditional?: boolean;
+  /** False for an operation without parameters, query or body, which never answers 400. */
+  takesInput?: boolean;
 }
 
 /**
@@ -139,8 +141,8 @@ export interface StandardResponses {
  * operation shares plus its own, each error with the Error body, and on all of
  * them the rate-limit headers and the operation's own.
  */
-export function ApiStandardResponses({ success, errors = [], headers = {}, conditional = false }: StandardResponses): MethodDecorator {
-  const statuses: ErrorStatus[] = [400, 401, 429, 500, ...errors];
+export function ApiStandardResponses({ success, errors = [], headers = {}, conditional = false, takesInput = true }: StandardResponses): MethodDecorator {
+  const statuses: ErrorStatus[] = [...(takesInput ? [400 as const] : []), 401, 429, 500, ...errors];
   const etag = conditional ? ETAG_HEADERS : {};
   return applyDecorators(
     ApiResponse({

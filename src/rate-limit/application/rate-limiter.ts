@@ -19,6 +19,11 @@ export const PLAN_WINDOWS = [
   { name: 'day', durationMs: 86_400_000, limitOf: (limits: WindowLimits) => limits.perDay },
 ] as const;
 
+/** The plan's windows for a caller's limits, as the throttlers name and order them. */
+export function planWindowsOf(limits: WindowLimits): WindowSpec[] {
+  return PLAN_WINDOWS.map(({ name, durationMs, limitOf }) => ({ name, limit: limitOf(limits), durationMs }));
+}
+
 /**
  * @nestjs/throttler's storage: judges one request of a tracker (an account,
  * an address) against all its windows at once, on the injected clock with the

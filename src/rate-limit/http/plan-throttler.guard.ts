@@ -19,6 +19,7 @@ import type { RateLimitDecision, WindowSpec } from '../domain/rate-limit-store';
 import { ApiKeyBannedError, RateLimitedError, RateLimitRejection } from '../domain/rate-limit.errors';
 import { writeRateLimitHeaders } from './rate-limit-headers';
 import { banSubjectOf, trackerOf } from './rate-limited-caller';
+import { OWN_BAN } from './own-ban.decorator';
 import { routeBucket } from './route-bucket';
 
 /** The library's detail of a refusal, carrying the error we answer it with. */
@@ -39,6 +40,7 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
  * - `handleRequest`: notes each window the library resolved for the route
  *   (plan limits, @Throttle), which `canActivate` then judges in one storage step;
  * - `throwThrottlingException`: our domain errors, not ThrottlerException.
+ * An @OwnBan() route judges the key's rejections and ban on that route apart.
  * A @ConditionalGet() route asked with `If-None-Match` may be answered 304,
  * which spends no quota: such a request is only peeked at (refused only when
  * banned) and its count is left in the request context as a deferred charge,
@@ -70,7 +72,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     await super.canActivate(context);
     if (windows.length === 0) return true;
     const caller = callerOf(request);
-    const [tracker, banSubject] = [trackerOf(caller), banSubjectOf(caller)];
+    const [tracker, banSubject] = [trackerOf(caller), banSubjectOf(caller, this.ownBanRouteOf(context))];
     const charge = () => this.charge(context, tracker, windows, banSubject);
     if (!this.mayAnswerNotModified(context, request)) {
       await charge();
@@ -89,6 +91,12 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const decision = await this.limiter.consume(tracker, windows, banSubject);
     writeRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), decision);
     if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(tracker, windows, decision));
+  }
+
+  /** The route's name for its own ban, on an @OwnBan() route. */
+  private ownBanRouteOf(context: ExecutionContext): string | undefined {
+    if (this.reflector.getAllAndOverride<boolean>(OWN_BAN, [context.getHandler(), context.getClass()]) !== true) return undefined;
+    return `${context.getClass().name}.${context.getHandler().name}`;
   }
 
   /** A @ConditionalGet() route asked with `If-None-Match`: its answer may be a 304. */
