@@ -1,3 +1,6 @@
+// First of all: the tracer's instrumentations patch http, mysql2 and ioredis as they load. Unset, no tracer is loaded at all.
+const tracing = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? (require('./ops/tracing') as typeof import('./ops/tracing')).startTracing() : undefined;
+
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -22,7 +25,7 @@ async function bootstrap(): Promise<void> {
   // Made before listening, so the key works by the time the service answers.
   const developmentKey = await app.get(ApiKeysService).provisionDevelopmentKey();
   await app.listen(config.port, config.host);
-  shutDownOnSignals(app, config.shutdownTimeoutMs);
+  shutDownOnSignals(app, config.shutdownTimeoutMs, tracing && (() => tracing.shutdown()));
   new Logger('Main').log(`animal-store listening on http://${config.host}:${config.port}/v1/pets (${config.appEnv})`);
   if (developmentKey) printDevelopmentKey(developmentKey, config.port);
 }

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../src/database/database-options';
+import { primaryReads } from '../src/database/database-reads';
 import { runMigrations } from '../src/database/run-migrations';
 import { Pet } from '../src/pets/domain/pet';
 import { PetOrmEntity } from '../src/pets/infrastructure/pet.orm-entity';
@@ -16,7 +17,7 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
     database = await createTestDatabase('mysql');
     dataSource = await new DataSource(createDataSourceOptions(database.url, [PetOrmEntity])).initialize();
     await runMigrations(dataSource);
-    repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity));
+    repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity), primaryReads(dataSource));
   });
 
   afterAll(async () => {
@@ -30,17 +31,17 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
     const name = '  Ünïcødé 🐈 cat\t';
     const created = await repository.create({ name, categoryId: 9007199254740991, status: 'sold' });
     expect(created).toEqual({ id: expect.any(Number), name, categoryId: 9007199254740991, status: 'sold' });
-    const found = await repository.findById(created.id);
+    const found = await repository.findById(created.id, 'may-lag');
     expect(found).toEqual(created);
     expect(typeof found!.id).toBe('number');
     expect(typeof found!.categoryId).toBe('number');
-    await expect(repository.findById(created.id + 1_000)).resolves.toBeNull();
+    await expect(repository.findById(created.id + 1_000, 'may-lag')).resolves.toBeNull();
   });
 
   it('keeps a name of 255 code points whole', async () => {
     const name = '🐕'.repeat(255);
     const { id } = await repository.create({ name, categoryId: 1, status: 'available' });
-    await expect(repository.findById(id)).resolves.toMatchObject({ name });
+    await expect(repository.findById(id, 'may-lag')).resolves.toMatchObject({ name });
   });
 
   it('reads pages in id order after a cursor, filtered by status only when one is given', async () => {
@@ -48,11 +49,11 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
     const pets: Pet[] = [];
     for (const [i, status] of statuses.entries()) pets.push(await repository.create({ name: `p${i}`, categoryId: i + 1, status }));
     const [a, b, c, d, e] = pets;
-    await expect(repository.findPage({ limit: 3 })).resolves.toEqual([a, b, c]);
-    await expect(repository.findPage({ limit: 3, afterId: c.id })).resolves.toEqual([d, e]);
-    await expect(repository.findPage({ limit: 2, status: 'sold' })).resolves.toEqual([a, c]);
-    await expect(repository.findPage({ limit: 2, status: 'sold', afterId: c.id })).resolves.toEqual([d]);
-    await expect(repository.findPage({ limit: 5, afterId: e.id })).resolves.toEqual([]);
+    await expect(repository.findPage({ limit: 3 }, 'may-lag')).resolves.toEqual([a, b, c]);
+    await expect(repository.findPage({ limit: 3, afterId: c.id }, 'may-lag')).resolves.toEqual([d, e]);
+    await expect(repository.findPage({ limit: 2, status: 'sold' }, 'may-lag')).resolves.toEqual([a, c]);
+    await expect(repository.findPage({ limit: 2, status: 'sold', afterId: c.id }, 'may-lag')).resolves.toEqual([d]);
+    await expect(repository.findPage({ limit: 5, afterId: e.id }, 'may-lag')).resolves.toEqual([]);
   });
 
   it('gives 100 concurrent creates 100 distinct ids, each the id stored', async () => {
@@ -60,7 +61,7 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
       Array.from({ length: 100 }, (_, i) => repository.create({ name: `burst ${i}`, categoryId: i + 1, status: 'available' })),
     );
     expect(new Set(created.map((pet) => pet.id)).size).toBe(100);
-    const stored = await repository.findPage({ limit: 100 });
+    const stored = await repository.findPage({ limit: 100 }, 'may-lag');
     expect(stored).toEqual([...created].sort((x, y) => x.id - y.id));
   });
 });

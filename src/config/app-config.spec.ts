@@ -39,6 +39,12 @@ describe('loadConfig', () => {
     [{ RATE_LIMIT_PLANS: 'nope' }, /RATE_LIMIT_PLANS: is not valid JSON/],
     [{ PUBLIC_BASE_URL: 'https://api.example.com' }, /PUBLIC_BASE_URL/],
     [{ APP_ENV: 'production' }, /ALLOW_SQLITE_IN_PRODUCTION/],
+    [{ DATABASE_REPLICA_URLS: 'mysql://r@replica:3306/store' }, /^Invalid configuration: DATABASE_REPLICA_URLS: read replicas need a MySQL or MariaDB DATABASE_URL$/],
+    [{ DATABASE_URL: 'mysql://u@db/store', DATABASE_REPLICA_URLS: 'replica:3306' }, /^Invalid configuration: DATABASE_REPLICA_URLS: must be mysql:\/\//],
+    [{ DATABASE_URL: 'mysql://u@db/store', DATABASE_REPLICA_URLS: 'mysql://r@a/store,sqlite:./b.db' }, /DATABASE_REPLICA_URLS: must be mysql:\/\//],
+    [{ DATABASE_REPLICA_MAX_LAG_SECONDS: '0' }, /^Invalid configuration: DATABASE_REPLICA_MAX_LAG_SECONDS: must be an integer from 1 to 86400$/],
+    [{ LOG_FORMAT: 'text' }, /^Invalid configuration: LOG_FORMAT: must be json or pretty$/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /^Invalid configuration: OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/],
   ])('stops on %p with one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -55,6 +61,25 @@ describe('loadConfig', () => {
       { host: '10.0.0.2', port: 7001 },
     ]);
     expect(loadConfig({}).redisClusterNodes).toBeUndefined();
+  });
+
+  it('reads DATABASE_REPLICA_URLS as a list of MySQL or MariaDB URLs beside a MySQL primary, with a lag bound of 5 s by default', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'mariadb://u:p@db:3306/store',
+      DATABASE_REPLICA_URLS: 'mysql://r:p@replica-1:3306/store, mariadb://r:p@replica-2:3306/store',
+    });
+    expect(config.databaseReplicaUrls).toEqual(['mysql://r:p@replica-1:3306/store', 'mariadb://r:p@replica-2:3306/store']);
+    expect(config.databaseReplicaMaxLagSeconds).toBe(5);
+    expect(loadConfig({}).databaseReplicaUrls).toEqual([]);
+    expect(loadConfig({ DATABASE_REPLICA_MAX_LAG_SECONDS: '30' }).databaseReplicaMaxLagSeconds).toBe(30);
+  });
+
+  it('leaves the log format to the terminal unless LOG_FORMAT names one, and traces only with an OTLP endpoint', () => {
+    expect(loadConfig({}).logFormat).toBeUndefined();
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(loadConfig({}).tracing).toBe(false);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toBe(true);
   });
 
   it('runs production on the embedded store only when explicitly allowed', () => {

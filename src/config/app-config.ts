@@ -7,6 +7,11 @@ export type AppEnv = (typeof APP_ENVS)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+const MYSQL_URL = /^(mysql|mariadb):\/\/.+/;
+
 /** Raised when the environment cannot produce a valid configuration; its message is one line. */
 export class ConfigError extends Error {}
 
@@ -43,6 +48,17 @@ class EnvironmentVariables {
     message: 'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db',
   })
   DATABASE_URL = 'sqlite:./data/animal-store.db';
+  @IsOptional()
+  @Transform(toList)
+  @ValidateBy({
+    name: 'isMysqlUrlList',
+    validator: {
+      validate: (value) => Array.isArray(value) && value.length > 0 && value.every((url) => typeof url === 'string' && MYSQL_URL.test(url)),
+      defaultMessage: () => 'DATABASE_REPLICA_URLS must be mysql://user:pass@host:port/db,mysql://... (read replicas of DATABASE_URL)',
+    },
+  })
+  DATABASE_REPLICA_URLS?: string[];
+  @Transform(toInt) @IsIntBetween(1, 86_400) DATABASE_REPLICA_MAX_LAG_SECONDS = 5;
   @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port' })
   REDIS_URL?: string;
   @IsOptional()
@@ -63,6 +79,9 @@ class EnvironmentVariables {
   @Transform(toInt) @IsIntBetween(1) BAN_AFTER_REJECTIONS = 30;
   @Transform(toInt) @IsIntBetween(1) BAN_SECONDS = 900;
   @IsIn(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
+  @IsOptional() @IsIn(LOG_FORMATS, { message: 'LOG_FORMAT must be json or pretty' }) LOG_FORMAT?: LogFormat;
+  @IsOptional() @Matches(/^https?:\/\/[^\s]+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL of an OTLP collector' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   @Transform(toInt) @IsIntBetween(1024) BODY_LIMIT_BYTES = 16_384;
   @Transform(toBool) @IsBoolean() TRUST_PROXY = false;
   @Transform(toBool) @IsBoolean() ALLOW_SQLITE_IN_PRODUCTION = false;
@@ -110,6 +129,10 @@ export interface AppConfig {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
+  /** Read replicas of the MySQL primary that serve pet reads; empty when there are none. */
+  readonly databaseReplicaUrls: readonly string[];
+  /** A replica reporting more lag than this is taken out of reads until it catches up. */
+  readonly databaseReplicaMaxLagSeconds: number;
   readonly redisUrl?: string;
   /** Seed nodes of a Redis Cluster that holds the rate-limit counters; used instead of `redisUrl`. */
   readonly redisClusterNodes?: readonly RedisNode[];
@@ -122,6 +145,10 @@ export interface AppConfig {
   readonly banAfterRejections: number;
   readonly banSeconds: number;
   readonly logLevel: LogLevel;
+  /** Unset: pretty in development on a terminal, JSON otherwise (see chooseLogFormat). */
+  readonly logFormat?: LogFormat;
+  /** Set when requests are traced to an OTLP collector (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  readonly tracing: boolean;
   readonly bodyLimitBytes: number;
   readonly trustProxy: boolean;
   readonly allowSqliteInProduction: boolean;
@@ -150,6 +177,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'Invalid configuration: DATABASE_URL: production needs MySQL; set ALLOW_SQLITE_IN_PRODUCTION=true to run on the embedded store',
     );
   }
+  if (vars.DATABASE_REPLICA_URLS && !MYSQL_URL.test(vars.DATABASE_URL)) {
+    throw invalidConfiguration('DATABASE_REPLICA_URLS', 'read replicas need a MySQL or MariaDB DATABASE_URL');
+  }
   if (vars.REDIS_URL && vars.REDIS_CLUSTER_NODES) {
     throw invalidConfiguration('REDIS_CLUSTER_NODES', 'set either REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
   }
@@ -157,6 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: vars.PORT,
     host: vars.HOST,
     databaseUrl: vars.DATABASE_URL,
+    databaseReplicaUrls: vars.DATABASE_REPLICA_URLS ?? [],
+    databaseReplicaMaxLagSeconds: vars.DATABASE_REPLICA_MAX_LAG_SECONDS,
     redisUrl: vars.REDIS_URL,
     redisClusterNodes: vars.REDIS_CLUSTER_NODES?.map(toRedisNode),
     redisKeyPrefix: vars.REDIS_KEY_PREFIX,
@@ -167,6 +199,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     banAfterRejections: vars.BAN_AFTER_REJECTIONS,
     banSeconds: vars.BAN_SECONDS,
     logLevel: vars.LOG_LEVEL,
+    logFormat: vars.LOG_FORMAT,
+    tracing: vars.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
     bodyLimitBytes: vars.BODY_LIMIT_BYTES,
     trustProxy: vars.TRUST_PROXY,
     allowSqliteInProduction: vars.ALLOW_SQLITE_IN_PRODUCTION,

@@ -45,8 +45,21 @@ export function databaseKind(databaseUrl: string): DatabaseKind {
   return databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'mysql';
 }
 
-/** The one place that turns DATABASE_URL into TypeORM options, with every entity: the app and ormconfig.ts both use it. */
-export function createDataSourceOptions(databaseUrl: string, entities: DataSourceOptions['entities'] = ORM_ENTITIES): DataSourceOptions {
+/** How long a replica that refused a connection stays out of TypeORM's pool cluster before it is tried again. */
+export const REPLICA_RETRY_MS = 1_000;
+
+/**
+ * The one place that turns DATABASE_URL (and DATABASE_REPLICA_URLS) into
+ * TypeORM options, with every entity: the app and ormconfig.ts both use it.
+ * With replicas, TypeORM's own `replication` option holds them: every query
+ * stays on the primary unless it asks for a 'slave' query runner, so only the
+ * reads that choose a replica run there, and migrations never do.
+ */
+export function createDataSourceOptions(
+  databaseUrl: string,
+  entities: DataSourceOptions['entities'] = ORM_ENTITIES,
+  replicaUrls: readonly string[] = [],
+): DataSourceOptions {
   const common = { entities, synchronize: false, migrationsRun: false, logging: false } as const;
   if (databaseKind(databaseUrl) === 'sqlite') {
     const path = databaseUrl.slice('sqlite:'.length);
@@ -65,10 +78,23 @@ export function createDataSourceOptions(databaseUrl: string, entities: DataSourc
       },
     };
   }
+  const url = mysqlUrl(databaseUrl);
   return {
     ...common,
     type: 'mysql',
-    url: databaseUrl.replace(/^mariadb:/, 'mysql:'),
+    ...(replicaUrls.length === 0
+      ? { url }
+      : {
+          replication: {
+            master: { url },
+            slaves: replicaUrls.map((replica) => ({ url: mysqlUrl(replica) })),
+            defaultMode: 'master',
+            // A replica that refuses a connection is skipped at once and tried again after a pause; reads fall back to the primary when none is left.
+            canRetry: true,
+            removeNodeErrorCount: 1,
+            restoreNodeTimeout: REPLICA_RETRY_MS,
+          },
+        }),
     charset: 'utf8mb4',
     timezone: 'Z',
     // BIGINT ids come back as JS numbers; one beyond Number.MAX_SAFE_INTEGER would still arrive as a string.
@@ -77,4 +103,8 @@ export function createDataSourceOptions(databaseUrl: string, entities: DataSourc
     migrations: MIGRATIONS.mysql,
     extra: { connectionLimit: 10 },
   };
+}
+
+function mysqlUrl(databaseUrl: string): string {
+  return databaseUrl.replace(/^mariadb:/, 'mysql:');
 }

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { createDataSourceOptions } from './database-options';
+import { ORM_ENTITIES } from './entities';
 import { runMigrations } from './run-migrations';
 
 /** The DataSource, migrated before the first request. */
@@ -12,7 +13,7 @@ import { runMigrations } from './run-migrations';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       // Every entity, as the TypeORM CLI sees them (src/database/entities.ts); feature modules take their repositories with forFeature.
-      useFactory: (config: AppConfig) => createDataSourceOptions(config.databaseUrl),
+      useFactory: (config: AppConfig) => createDataSourceOptions(config.databaseUrl, ORM_ENTITIES, config.databaseReplicaUrls),
       // The schema must be current before the first request, so migrations run as the pool opens.
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();

@@ -29,8 +29,11 @@ export async function shutDown(app: NestFastifyApplication, timeoutMs: number, l
   await app.close();
 }
 
-/** On SIGTERM or SIGINT: shut down as above and exit 0; exit 1 if that fails or hangs. */
-export function shutDownOnSignals(app: NestFastifyApplication, timeoutMs: number): void {
+/**
+ * On SIGTERM or SIGINT: shut down as above and exit 0; exit 1 if that fails or
+ * hangs. `afterClose` runs last (the tracer flushes the spans of the last requests).
+ */
+export function shutDownOnSignals(app: NestFastifyApplication, timeoutMs: number, afterClose?: () => Promise<void>): void {
   const logger = new Logger('Shutdown');
   let started = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -41,16 +44,18 @@ export function shutDownOnSignals(app: NestFastifyApplication, timeoutMs: number
       logger.error('Shutdown did not finish in time');
       process.exit(1);
     }, timeoutMs + RESOURCE_CLOSE_MS).unref();
-    shutDown(app, timeoutMs, logger).then(
-      () => {
-        logger.log('Shutdown complete');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error(`Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        process.exit(1);
-      },
-    );
+    shutDown(app, timeoutMs, logger)
+      .then(() => afterClose?.())
+      .then(
+        () => {
+          logger.log('Shutdown complete');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error(`Shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

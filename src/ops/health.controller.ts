@@ -18,13 +18,13 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: every registered dependency answers in time. */
+  /** Readiness: every required dependency answers in time; an optional one that does not (a read replica) is reported degraded. */
   @Get('readyz')
   @Header('Cache-Control', 'no-store')
-  async readyz(): Promise<{ status: 'ready'; checks: Record<string, 'up'> }> {
+  async readyz(): Promise<{ status: 'ready'; checks: Record<string, 'up' | 'degraded'> }> {
     const outcomes = await this.readiness.check();
     const message = notReadyMessage(outcomes);
     if (message) throw new ServiceUnavailableError(message);
-    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name }) => [name, 'up' as const])) };
+    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name, state }) => [name, state === 'degraded' ? 'degraded' : 'up'])) };
   }
 }

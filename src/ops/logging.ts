@@ -1,6 +1,7 @@
 import type { Params } from 'nestjs-pino';
 import { pino, DestinationStream, Logger as PinoInstance, stdTimeFunctions } from 'pino';
-import { AppConfig } from '../config/app-config';
+import type { PrettyOptions } from 'pino-pretty';
+import { AppConfig, AppEnv, LogFormat } from '../config/app-config';
 
 /** Where log lines go: stdout in the service, a buffer in specs that read them. */
 export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
@@ -33,7 +34,17 @@ export const REDACTED_PATHS = [
 /** The process's one pino logger: Nest's own messages and the request lines go through it. */
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
-export function createRootLogger(config: AppConfig, destination: DestinationStream): PinoInstance {
+/**
+ * JSON lines for machines unless LOG_FORMAT says otherwise; readable lines
+ * only for a developer watching a terminal, since a pipe or a file means
+ * another program reads them.
+ */
+export function chooseLogFormat(format: LogFormat | undefined, appEnv: AppEnv, isTerminal: boolean): LogFormat {
+  return format ?? (appEnv === 'development' && isTerminal ? 'pretty' : 'json');
+}
+
+export function createRootLogger(config: AppConfig, destination: DestinationStream, isTerminal = process.stdout.isTTY === true): PinoInstance {
+  const format = chooseLogFormat(config.logFormat, config.appEnv, isTerminal);
   return pino(
     {
       level: config.logLevel,
@@ -41,8 +52,22 @@ export function createRootLogger(config: AppConfig, destination: DestinationStre
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
-    destination,
+    format === 'pretty' ? prettyStream(destination, isTerminal) : destination,
   );
+}
+
+/** The same lines, formatted in this thread (no worker) so they interleave with the process's other output in order; loaded only when used. */
+function prettyStream(destination: DestinationStream, colorize: boolean): DestinationStream {
+  const pretty = require('pino-pretty') as (options: PrettyOptions) => DestinationStream;
+  return pretty({
+    destination,
+    sync: true,
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    messageFormat: '{if context}[{context}] {end}{msg}',
+    ignore: 'pid,hostname,context',
+  });
 }
 
 /**

@@ -17,6 +17,17 @@ describe('OpsMetrics', () => {
     expect(text).not.toContain('code="not_found"');
   });
 
+  it('counts reads by the server that answered them, both series present from the start', async () => {
+    const metrics = new OpsMetrics();
+    expect(await metrics.render()).toMatch(/^database_reads_total\{target="replica"\} 0$/m);
+    metrics.countRead('primary');
+    metrics.countRead('replica');
+    metrics.countRead('replica');
+    const text = await metrics.render();
+    expect(text).toMatch(/^database_reads_total\{target="primary"\} 1$/m);
+    expect(text).toMatch(/^database_reads_total\{target="replica"\} 2$/m);
+  });
+
   it('labels requests without a route as unmatched', async () => {
     const metrics = new OpsMetrics();
     metrics.requestsTo(undefined).observe('GET', 404, 0.001);

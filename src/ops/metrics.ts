@@ -30,10 +30,21 @@ export class OpsMetrics {
     registers: [this.registry],
   });
 
+  private readonly reads = new Counter({
+    name: 'database_reads_total',
+    help: 'Pet reads by the server that answered them: primary or replica',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+  });
+
+  /** The children of the two read targets, so a read skips prom-client's label lookup. */
+  private readonly readsBy = { primary: this.reads.labels('primary'), replica: this.reads.labels('replica') };
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    // Both series exist from the start, so a rate() over them works before the first rejection.
+    // Every series exists from the start, so a rate() over it works before its first count.
     REJECTION_CODES.forEach((code) => this.rejections.labels(code).inc(0));
+    Object.values(this.readsBy).forEach((series) => series.inc(0));
   }
 
   /** The request counts of one route template, made on first use; undefined (no route matched) is `unmatched`. */
@@ -44,6 +55,10 @@ export class OpsMetrics {
   /** A 429 answered with this Error code; anything but the two rate-limit codes counts as `other`. */
   countRejection(errorCode: string | undefined): void {
     this.rejections.inc({ code: (REJECTION_CODES as readonly string[]).includes(errorCode ?? '') ? errorCode : 'other' });
+  }
+
+  countRead(servedBy: 'primary' | 'replica'): void {
+    this.readsBy[servedBy].inc();
   }
 
   countPetCreated(): void {

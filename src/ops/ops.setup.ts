@@ -12,10 +12,12 @@ import { RouteRequests } from './request-metrics';
 import { RequestDrain } from './request-drain';
 import { REQUEST_ID_HEADER } from './request-id';
 import { corsOptionsFor, securityHeaders } from './security';
+import { registerServerSpanAnnotations } from './server-span';
 
 /**
  * What operators rely on, wired into the HTTP server: logs through pino,
- * security headers, CORS, request metrics, and a 503 for requests that
+ * security headers, CORS, request metrics, trace attributes when traces are
+ * exported, and a 503 for requests that
  * arrive while the server drains at shutdown. Call it before any route is
  * registered: each route gets its request line and metrics hook as it is added.
  */
@@ -33,6 +35,8 @@ export function configureOperations(app: NestFastifyApplication): void {
     for (const [name, value] of security) reply.header(name, value);
     done();
   });
+  // Only with a tracer: without one, requests pay nothing for tracing.
+  if (config.tracing) registerServerSpanAnnotations(fastify);
   const cors = corsOptionsFor(config.corsOrigins);
   if (cors) app.enableCors(cors);
 

@@ -32,7 +32,7 @@ export class ReadinessService {
     const previous = this.lastState.get(name) ?? 'up';
     this.lastState.set(name, state);
     if (state === previous) return;
-    if (state === 'down') this.logger.warn(`${name} is down: ${reason}`);
-    else this.logger.log(`${name} is up again`);
+    if (state === 'up') this.logger.log(`${name} is up again`);
+    else this.logger.warn(`${name} is ${state}: ${reason}`);
   }
 }

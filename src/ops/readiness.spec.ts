@@ -22,6 +22,23 @@ describe('runReadinessChecks', () => {
     ]);
   });
 
+  it('reports an optional check that fails as degraded, which leaves the service ready', async () => {
+    const outcomes = await runReadinessChecks(
+      [
+        { name: 'database', check: async () => undefined },
+        { name: 'replica-1', optional: true, check: () => Promise.reject(new Error('12 s behind the primary')) },
+        { name: 'replica-2', optional: true, check: async () => undefined },
+      ],
+      1_000,
+    );
+    expect(outcomes).toEqual([
+      { name: 'database', state: 'up' },
+      { name: 'replica-1', state: 'degraded', reason: '12 s behind the primary' },
+      { name: 'replica-2', state: 'up' },
+    ]);
+    expect(notReadyMessage(outcomes)).toBeUndefined();
+  });
+
   it('counts a check that does not answer in time as down', async () => {
     const hanging = { name: 'slow', check: () => new Promise<void>(() => undefined) };
     await expect(runReadinessChecks([hanging], 20)).resolves.toEqual([

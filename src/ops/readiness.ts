@@ -4,6 +4,8 @@ import { SERVICE_UNAVAILABLE } from '../errors/error-code';
 /** Something the service needs in order to serve traffic: the database, Redis, ... */
 export interface ReadinessCheck {
   readonly name: string;
+  /** Set when the service still serves without it (a read replica): failing, it is `degraded`, and the service stays ready. */
+  readonly optional?: boolean;
   /** Resolves when the dependency answers; rejects (with any error) when it does not. */
   check(): Promise<void>;
 }
@@ -16,7 +18,7 @@ export interface ReadinessCheck {
  */
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 
-export type CheckState = 'up' | 'down';
+export type CheckState = 'up' | 'degraded' | 'down';
 
 export interface CheckOutcome {
   readonly name: string;
@@ -43,7 +45,7 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[], time
         await Promise.race([Promise.resolve().then(() => readiness.check()), timeout]);
         return { name, state: 'up' };
       } catch (error) {
-        return { name, state: 'down', reason: error instanceof Error ? error.message : String(error) };
+        return { name, state: readiness.optional ? 'degraded' : 'down', reason: error instanceof Error ? error.message : String(error) };
       } finally {
         clearTimeout(timer);
       }

@@ -32,6 +32,15 @@ describeWithCompose('docker-compose.yml', () => {
     expect(resolved.match(/TRUST_PROXY: 'true'|TRUST_PROXY: "true"/g)).toHaveLength(2);
     expect(resolved.match(/condition: service_healthy/g)?.length).toBeGreaterThanOrEqual(6);
   });
+
+  it('gives the service a MySQL read replica, and a trace collector only in the tracing profile', () => {
+    const result = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: ROOT, encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    const resolved = result.stdout;
+    expect(resolved).toMatch(/^  mysql-replica:$/m);
+    expect(resolved.match(/DATABASE_REPLICA_URLS: mysql:\/\/animal:animal@mysql-replica:3306\/animal_store/g)).toHaveLength(2);
+    expect(resolved).toMatch(/^  otel-collector:\n(    .*\n)*?    profiles:\n    - tracing$/m);
+  });
 });
 
 describe('the image health check', () => {

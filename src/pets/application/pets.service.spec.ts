@@ -1,12 +1,20 @@
 import { Test } from '@nestjs/testing';
+import { FakeClock } from '../../../test/support/fake-clock';
 import { OpsMetrics } from '../../ops/metrics';
 import { Pet } from '../domain/pet';
 import { PetNotFoundError } from '../domain/pet.errors';
-import { PetPageQuery, PetRepository } from '../domain/pet.repository';
+import { PetPageQuery, PetRepository, ReadFreshness } from '../domain/pet.repository';
 import { PetsService } from './pets.service';
+import { RecentWriters } from './recent-writers';
 
-class InMemoryPetRepository extends PetRepository {
+/**
+ * A store with a copy that lags: a read that may lag sees only the pets
+ * created before the last `catchUp()`, as a replica that stopped would.
+ */
+class LaggingPetRepository extends PetRepository {
   readonly pets: Pet[] = [];
+  private replicated = 0;
+  readonly reads: ReadFreshness[] = [];
 
   async create(pet: Omit<Pet, 'id'>): Promise<Pet> {
     const stored = { id: this.pets.length + 1, ...pet };
@@ -14,29 +22,57 @@ class InMemoryPetRepository extends PetRepository {
     return stored;
   }
 
-  async findById(id: number): Promise<Pet | null> {
-    return this.pets.find((pet) => pet.id === id) ?? null;
+  catchUp(): void {
+    this.replicated = this.pets.length;
   }
 
-  async findPage({ limit, status, afterId = 0 }: PetPageQuery): Promise<Pet[]> {
-    return this.pets.filter((pet) => pet.id > afterId && (!status || pet.status === status)).slice(0, limit);
+  async findById(id: number, freshness: ReadFreshness): Promise<Pet | null> {
+    return this.view(freshness).find((pet) => pet.id === id) ?? null;
+  }
+
+  async findPage({ limit, status, afterId = 0 }: PetPageQuery, freshness: ReadFreshness): Promise<Pet[]> {
+    return this.view(freshness)
+      .filter((pet) => pet.id > afterId && (!status || pet.status === status))
+      .slice(0, limit);
+  }
+
+  private view(freshness: ReadFreshness): Pet[] {
+    this.reads.push(freshness);
+    return freshness === 'latest' ? this.pets : this.pets.slice(0, this.replicated);
   }
 }
 
 describe('PetsService', () => {
   let service: PetsService;
+  let store: LaggingPetRepository;
   const metrics = { countPetCreated: jest.fn() };
+  const clock = new FakeClock(1_000_000);
+  const WINDOW_MS = 9_000;
+  const writers = () => new RecentWriters(WINDOW_MS, clock);
 
   beforeEach(async () => {
     metrics.countPetCreated.mockReset();
+    store = new LaggingPetRepository();
     const moduleRef = await Test.createTestingModule({
-      providers: [PetsService, { provide: PetRepository, useValue: new InMemoryPetRepository() }, { provide: OpsMetrics, useValue: metrics }],
+      providers: [
+        PetsService,
+        { provide: PetRepository, useValue: store },
+        { provide: OpsMetrics, useValue: metrics },
+        { provide: RecentWriters, useValue: writers() },
+      ],
     }).compile();
     service = moduleRef.get(PetsService);
   });
 
+  /** A store whose copy is current, as the first specs need. */
+  const create = async (...args: Parameters<PetsService['create']>) => {
+    const pet = await service.create(...args);
+    store.catchUp();
+    return pet;
+  };
+
   it('gives a new pet the status available when none is given', async () => {
-    await expect(service.create({ name: 'Rex', categoryId: 1 })).resolves.toEqual({
+    await expect(create({ name: 'Rex', categoryId: 1 })).resolves.toEqual({
       id: 1,
       name: 'Rex',
       categoryId: 1,
@@ -47,13 +83,17 @@ describe('PetsService', () => {
   it('counts a created pet in pets_created_total once it is stored, and nothing when the store fails', async () => {
     await service.create({ name: 'Rex', categoryId: 1 });
     expect(metrics.countPetCreated).toHaveBeenCalledTimes(1);
-    const failing = new PetsService({ create: () => Promise.reject(new Error('store down')) } as unknown as PetRepository, metrics as unknown as OpsMetrics);
+    const failing = new PetsService(
+      { create: () => Promise.reject(new Error('store down')) } as unknown as PetRepository,
+      metrics as unknown as OpsMetrics,
+      writers(),
+    );
     await expect(failing.create({ name: 'Rex', categoryId: 1 })).rejects.toThrow('store down');
     expect(metrics.countPetCreated).toHaveBeenCalledTimes(1);
   });
 
   it('keeps a given status', async () => {
-    await expect(service.create({ name: 'Tom', categoryId: 2, status: 'sold' })).resolves.toMatchObject({ status: 'sold' });
+    await expect(create({ name: 'Tom', categoryId: 2, status: 'sold' })).resolves.toMatchObject({ status: 'sold' });
   });
 
   it('throws PetNotFoundError, code not_found, for an unknown id', async () => {
@@ -62,7 +102,7 @@ describe('PetsService', () => {
   });
 
   it('pages by id: nextAfterId is set only when more pets follow', async () => {
-    for (let i = 0; i < 5; i++) await service.create({ name: `p${i}`, categoryId: 1 });
+    for (let i = 0; i < 5; i++) await create({ name: `p${i}`, categoryId: 1 });
     const first = await service.list({ limit: 2 });
     expect(first.pets.map((p) => p.id)).toEqual([1, 2]);
     expect(first.nextAfterId).toBe(2);
@@ -72,13 +112,53 @@ describe('PetsService', () => {
   });
 
   it('filters by status across pages', async () => {
-    await service.create({ name: 'a', categoryId: 1, status: 'sold' });
-    await service.create({ name: 'b', categoryId: 1 });
-    await service.create({ name: 'c', categoryId: 1, status: 'sold' });
+    await create({ name: 'a', categoryId: 1, status: 'sold' });
+    await create({ name: 'b', categoryId: 1 });
+    await create({ name: 'c', categoryId: 1, status: 'sold' });
     const page = await service.list({ limit: 1, status: 'sold' });
     expect(page.pets.map((p) => p.name)).toEqual(['a']);
     const next = await service.list({ limit: 1, status: 'sold', afterId: page.nextAfterId });
     expect(next.pets.map((p) => p.name)).toEqual(['c']);
     expect(next.nextAfterId).toBeUndefined();
+  });
+
+  describe('reading one\'s own writes', () => {
+    it('reads from the copy that may lag, by default and for anyone who has not created a pet', async () => {
+      await create({ name: 'old', categoryId: 1 });
+      await service.list({ limit: 5 }, 8);
+      await service.get(1);
+      expect(store.reads).toEqual(['may-lag', 'may-lag']);
+    });
+
+    it('shows a caller its new pet at once in its get and its list, while others read the lagging copy', async () => {
+      await create({ name: 'old', categoryId: 1 });
+      const rex = await service.create({ name: 'Rex', categoryId: 1 }, 7);
+      await expect(service.get(rex.id, 7)).resolves.toEqual(rex);
+      await expect(service.list({ limit: 5 }, 7)).resolves.toEqual({ pets: [expect.objectContaining({ name: 'old' }), rex] });
+      await expect(service.list({ limit: 5 }, 8)).resolves.toEqual({ pets: [expect.objectContaining({ name: 'old' })] });
+      await expect(service.list({ limit: 5 })).resolves.toEqual({ pets: [expect.objectContaining({ name: 'old' })] });
+    });
+
+    it('reads the lagging copy again once the window has passed', async () => {
+      await service.create({ name: 'Rex', categoryId: 1 }, 7);
+      clock.advance(WINDOW_MS);
+      await service.list({ limit: 5 }, 7);
+      clock.advance(1);
+      await service.list({ limit: 5 }, 7);
+      expect(store.reads).toEqual(['latest', 'may-lag']);
+    });
+
+    it('counts only creates that succeeded', async () => {
+      jest.spyOn(store, 'create').mockRejectedValueOnce(new Error('store down'));
+      await expect(service.create({ name: 'Rex', categoryId: 1 }, 7)).rejects.toThrow('store down');
+      await service.list({ limit: 5 }, 7);
+      expect(store.reads).toEqual(['may-lag']);
+    });
+
+    it('remembers nothing with a window of 0 (no replicas)', async () => {
+      const writers = new RecentWriters(0, clock);
+      writers.noteWrite(7);
+      expect(writers.wroteRecently(7)).toBe(false);
+    });
   });
 });

@@ -8,10 +8,18 @@ export interface PetPageQuery {
   readonly afterId?: number;
 }
 
+/**
+ * How recent a read's view must be. `latest`: every pet created so far.
+ * `may-lag`: it may miss pets created in the last seconds (a read replica
+ * answers), which spares the store that takes the writes.
+ */
+export type ReadFreshness = 'latest' | 'may-lag';
+
 /** Port to the pet store; the abstract class is also the injection token. */
 export abstract class PetRepository {
   abstract create(pet: Omit<Pet, 'id'>): Promise<Pet>;
-  abstract findById(id: number): Promise<Pet | null>;
+  /** Never misses an existing pet, whatever the freshness: a pet missing from a lagging view is looked for in the latest. */
+  abstract findById(id: number, freshness: ReadFreshness): Promise<Pet | null>;
   /** Pets in ascending id order, at most `limit` of them. */
-  abstract findPage(query: PetPageQuery): Promise<Pet[]>;
+  abstract findPage(query: PetPageQuery, freshness: ReadFreshness): Promise<Pet[]>;
 }

@@ -4,8 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
+import type { KeyCaller } from '../../http/caller';
 import { ConditionalGet } from '../../http/conditional-get';
 import { Deprecated, sunsetDate } from '../../http/deprecation';
+import { CurrentCaller } from '../../http/request-context';
 import { requestOrigin } from '../../http/request-origin';
 import { ParseIdPipe } from '../../http/validation';
 import { Idempotent } from '../../idempotency/http/idempotent.decorator';
@@ -73,11 +75,13 @@ export class PetsController {
   })
   async listPets(
     @Query() query: ListPetsQueryDto,
+    @CurrentCaller() caller: KeyCaller,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Pet[]> {
     const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const page = await this.pets.list({ limit: query.limit, status: query.status, afterId });
+    // By key, so a key that just created a pet finds it in its list (see PetsService).
+    const page = await this.pets.list({ limit: query.limit, status: query.status, afterId }, caller.keyId);
     if (page.nextAfterId !== undefined) {
       const next = new URLSearchParams({ limit: String(query.limit) });
       if (query.status) next.set('status', query.status);
@@ -102,8 +106,8 @@ export class PetsController {
     success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto, headers: REPLAYED_HEADERS },
     errors: [403, 409, 413, 415, 422],
   })
-  createPet(@Body() body: CreatePetDto): Promise<Pet> {
-    return this.pets.create(body);
+  createPet(@Body() body: CreatePetDto, @CurrentCaller() caller: KeyCaller): Promise<Pet> {
+    return this.pets.create(body, caller.keyId);
   }
 
   @Get(':petId')
@@ -123,7 +127,7 @@ export class PetsController {
     headers: DEPRECATION_RESPONSE_HEADERS,
     conditional: true,
   })
-  getPet(@Param('petId', ParseIdPipe) petId: number): Promise<Pet> {
-    return this.pets.get(petId);
+  getPet(@Param('petId', ParseIdPipe) petId: number, @CurrentCaller() caller: KeyCaller): Promise<Pet> {
+    return this.pets.get(petId, caller.keyId);
   }
 }

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../../database/database-options';
+import { primaryReads } from '../../database/database-reads';
 import { runMigrations } from '../../database/run-migrations';
 import { Pet } from '../domain/pet';
 import { PetOrmEntity } from './pet.orm-entity';
@@ -13,7 +14,7 @@ describe('TypeOrmPetRepository on SQLite', () => {
   beforeEach(async () => {
     dataSource = await new DataSource(createDataSourceOptions('sqlite::memory:', [PetOrmEntity])).initialize();
     await runMigrations(dataSource);
-    repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity));
+    repository = new TypeOrmPetRepository(dataSource.getRepository(PetOrmEntity), primaryReads(dataSource));
   });
 
   afterEach(() => dataSource.destroy());
@@ -31,22 +32,22 @@ describe('TypeOrmPetRepository on SQLite', () => {
 
   it('finds a pet by id with exactly the domain fields, or nothing', async () => {
     const rex = await add('  Ünïcødé 🐈\t', 'pending', 7);
-    const found = await repository.findById(rex.id);
+    const found = await repository.findById(rex.id, 'may-lag');
     expect(found).toEqual(rex);
     expect(Object.keys(found!)).toEqual(['id', 'name', 'categoryId', 'status']);
     expect(found).not.toBeInstanceOf(PetOrmEntity);
-    await expect(repository.findById(rex.id + 1)).resolves.toBeNull();
+    await expect(repository.findById(rex.id + 1, 'may-lag')).resolves.toBeNull();
   });
 
   it('reads pages in id order after a cursor, filtered by status only when one is given', async () => {
     const statuses = { a: 'sold', b: 'available', c: 'sold', d: 'sold', e: 'pending' } as const;
     for (const [name, status] of Object.entries(statuses)) await add(name, status);
     const names = (pets: Pet[]) => pets.map((pet) => pet.name);
-    expect(names(await repository.findPage({ limit: 3 }))).toEqual(['a', 'b', 'c']);
-    expect(names(await repository.findPage({ limit: 3, afterId: 3 }))).toEqual(['d', 'e']);
-    expect(names(await repository.findPage({ limit: 2, status: 'sold' }))).toEqual(['a', 'c']);
-    expect(names(await repository.findPage({ limit: 2, status: 'sold', afterId: 3 }))).toEqual(['d']);
-    await expect(repository.findPage({ limit: 5, afterId: 5 })).resolves.toEqual([]);
+    expect(names(await repository.findPage({ limit: 3 }, 'may-lag'))).toEqual(['a', 'b', 'c']);
+    expect(names(await repository.findPage({ limit: 3, afterId: 3 }, 'may-lag'))).toEqual(['d', 'e']);
+    expect(names(await repository.findPage({ limit: 2, status: 'sold' }, 'may-lag'))).toEqual(['a', 'c']);
+    expect(names(await repository.findPage({ limit: 2, status: 'sold', afterId: 3 }, 'may-lag'))).toEqual(['d']);
+    await expect(repository.findPage({ limit: 5, afterId: 5 }, 'may-lag')).resolves.toEqual([]);
   });
 
   it.each([
@@ -57,7 +58,7 @@ describe('TypeOrmPetRepository on SQLite', () => {
     const logged = jest
       .spyOn(dataSource.logger, 'logQuery')
       .mockImplementation((sql, parameters) => void queries.push([sql, (parameters as unknown[] | undefined) ?? []]));
-    await repository.findPage({ limit: 2, ...query });
+    await repository.findPage({ limit: 2, ...query }, 'may-lag');
     logged.mockRestore();
     expect(queries).toHaveLength(1);
     const [sql, parameters] = queries[0];

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { DatabaseReads, ReadTarget } from '../../database/database-reads';
 import { Pet } from '../domain/pet';
-import { PetPageQuery, PetRepository } from '../domain/pet.repository';
+import { PetPageQuery, PetRepository, ReadFreshness } from '../domain/pet.repository';
 import { PetMapper } from './pet.mapper';
 import { PetOrmEntity } from './pet.orm-entity';
 
@@ -19,10 +20,20 @@ const SQL = {
   pageByStatus: `SELECT ${COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`,
 } as const;
 
-/** The pet store on TypeORM's repository of the `pets` table; the same calls serve SQLite and MySQL. */
+/** A read that may lag may run on a replica; one that must be latest runs on the primary. */
+const TARGET: Record<ReadFreshness, ReadTarget> = { latest: 'primary', 'may-lag': 'replica' };
+
+/**
+ * The pet store on TypeORM's repository of the `pets` table; the same calls
+ * serve SQLite and MySQL. Writes go to the primary; reads through
+ * DatabaseReads, on a replica when one is configured, fit, and allowed.
+ */
 @Injectable()
 export class TypeOrmPetRepository extends PetRepository {
-  constructor(@InjectRepository(PetOrmEntity) private readonly pets: Repository<PetOrmEntity>) {
+  constructor(
+    @InjectRepository(PetOrmEntity) private readonly pets: Repository<PetOrmEntity>,
+    private readonly reads: DatabaseReads,
+  ) {
     super();
   }
 
@@ -31,16 +42,18 @@ export class TypeOrmPetRepository extends PetRepository {
     return { id: Number(identifiers[0].id), ...pet };
   }
 
-  async findById(id: number): Promise<Pet | null> {
-    const rows: PetOrmEntity[] = await this.pets.query(SQL.byId, [id]);
+  async findById(id: number, freshness: ReadFreshness): Promise<Pet | null> {
+    let { rows, servedBy } = await this.reads.query<PetOrmEntity>(SQL.byId, [id], TARGET[freshness]);
+    // A pet missing from a replica may only be younger than its lag: the primary has the last word on a 404.
+    if (rows.length === 0 && servedBy === 'replica') ({ rows } = await this.reads.query<PetOrmEntity>(SQL.byId, [id], 'primary'));
     return rows.length ? PetMapper.toDomain(rows[0]) : null;
   }
 
   /** A keyset page: `(status, id)` is indexed, so a page costs the same however deep the cursor is. */
-  async findPage({ limit, status, afterId = 0 }: PetPageQuery): Promise<Pet[]> {
-    const rows: PetOrmEntity[] = status
-      ? await this.pets.query(SQL.pageByStatus, [status, afterId, limit])
-      : await this.pets.query(SQL.page, [afterId, limit]);
+  async findPage({ limit, status, afterId = 0 }: PetPageQuery, freshness: ReadFreshness): Promise<Pet[]> {
+    const { rows } = status
+      ? await this.reads.query<PetOrmEntity>(SQL.pageByStatus, [status, afterId, limit], TARGET[freshness])
+      : await this.reads.query<PetOrmEntity>(SQL.page, [afterId, limit], TARGET[freshness]);
     return rows.map(PetMapper.toDomain);
   }
 }

@@ -1,0 +1,45 @@
+import { trace } from '@opentelemetry/api';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { callerOf } from '../http/request-context';
+
+/** Attributes of ours on a request's server span, beside the HTTP instrumentation's own. */
+export const SPAN_ATTRIBUTES = {
+  requestId: 'animal_store.request_id',
+  apiKeyId: 'animal_store.api_key_id',
+} as const;
+
+/** The caller's key id, when the authentication guard saw the request (one refused while its body was read never reaches it). */
+function keyIdOf(request: FastifyRequest): number | undefined {
+  try {
+    const caller = callerOf(request);
+    return caller.kind === 'key' ? caller.keyId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Names the request's server span by its route template (`GET /v1/pets/:petId`,
+ * as OpenTelemetry's HTTP conventions ask) and marks it with the request id
+ * and the caller's key id, never the key.
+ */
+export function annotateServerSpan(request: FastifyRequest): void {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return;
+  const route = request.routeOptions.url;
+  if (route !== undefined) span.updateName(`${request.method} ${route}`).setAttribute('http.route', route);
+  span.setAttribute(SPAN_ATTRIBUTES.requestId, request.id);
+  const keyId = keyIdOf(request);
+  if (keyId !== undefined) span.setAttribute(SPAN_ATTRIBUTES.apiKeyId, keyId);
+}
+
+/**
+ * Annotates as the response is about to be sent: the HTTP instrumentation ends
+ * the span when the response closes, and by then the caller is known.
+ */
+export function registerServerSpanAnnotations(fastify: FastifyInstance): void {
+  fastify.addHook('onSend', (request, _reply, payload, done) => {
+    annotateServerSpan(request);
+    done(null, payload);
+  });
+}
