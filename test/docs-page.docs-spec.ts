@@ -63,6 +63,7 @@ if (!hasChromium) {
       'operations-pets-listPets',
       'operations-pets-createPet',
       'operations-pets-getPet',
+      'operations-rate_limits-getRateLimit',
     ]);
     expect(await page.locator('.opblock-deprecated').evaluateAll((blocks) => blocks.map((block) => block.id))).toEqual([
       'operations-pets-getPet',

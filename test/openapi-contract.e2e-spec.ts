@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import { serializeOpenApiDocument } from '../src/docs/api-docs';
 import { fingerprintOf } from '../src/idempotency/domain/idempotency-key';
 import { IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
+import { RateLimitDecision, RateLimitStore } from '../src/rate-limit/domain/rate-limit-store';
+import { MemoryRateLimitStore } from '../src/rate-limit/infrastructure/memory-rate-limit.store';
 import { ApiClient, ApiRequest, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { OPENAPI_FILE, OpenApiContract } from './support/openapi-contract';
@@ -146,6 +148,45 @@ describeOnStore('the API document', () => {
       }
     });
 
+    it('listPets and getPet 304 for an If-None-Match that is still current', async () => {
+      for (const [operationId, url] of [
+        ['listPets', '/v1/pets?limit=2'],
+        ['getPet', `/v1/pets/${first.id}`],
+      ]) {
+        const current = await api.get(url);
+        contract.expectResponse(operationId, current);
+        const notModified = await api.get(url, { 'if-none-match': String(current.headers.etag) });
+        expect(notModified.status).toBe(304);
+        contract.expectResponse(operationId, notModified);
+      }
+    });
+
+    it('getRateLimit 200, with and without a ban, and 429 past its own minute', async () => {
+      const status = await api.get('/v1/rate_limit');
+      expect(status.status).toBe(200);
+      contract.expectResponse('getRateLimit', status);
+      const strict = await createTestApp({
+        database: testApp.database,
+        env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":1,"perDay":100}}', BAN_AFTER_REJECTIONS: '1' },
+      });
+      try {
+        const { secret } = await strict.createKey({ plan: 'free' });
+        const client = strict.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
+        await client.get('/v1/pets');
+        expectErrorBody(await client.get('/v1/pets'), 429, 'rate_limited');
+        expectErrorBody(await client.get('/v1/pets'), 429, 'api_key_banned');
+        const banned = await client.get<{ ban: unknown }>('/v1/rate_limit');
+        expect(banned.body.ban).toEqual({ until: expect.any(Number) });
+        contract.expectResponse('getRateLimit', banned);
+        let refused = banned;
+        for (let i = 0; i < 40 && refused.status === 200; i++) refused = await client.get('/v1/rate_limit');
+        expectErrorBody(refused, 429, 'rate_limited');
+        contract.expectResponse('getRateLimit', refused);
+      } finally {
+        await strict.close();
+      }
+    });
+
     it('403 on every operation for a key without its scope', async () => {
       const headersOf = async (scopes: string[]) => ({ authorization: `Bearer ${(await testApp.createKey({ plan: 'pro', scopes })).secret}` });
       const [readOnly, writeOnly] = [await headersOf(['pets:read']), await headersOf(['pets:write'])];
@@ -161,13 +202,20 @@ describeOnStore('the API document', () => {
     });
 
     it('500 on every operation when the store fails', async () => {
-      const broken = await createTestApp();
+      // The counters fail only where they are read without counting; the guard's counts still work.
+      class UnreadableCounters extends MemoryRateLimitStore {
+        override peek(): Promise<RateLimitDecision> {
+          return Promise.reject(new Error('counters unreachable'));
+        }
+      }
+      const broken = await createTestApp({ overrides: [{ provide: RateLimitStore, useValue: new UnreadableCounters() }] });
       try {
         await broken.app.get(DataSource).query('DROP TABLE pets');
         const responses: Array<[string, ApiResponse]> = [
           ['listPets', await broken.client.get('/v1/pets')],
           ['createPet', await broken.client.post('/v1/pets', { name: 'Rex', categoryId: 1 })],
           ['getPet', await broken.client.get('/v1/pets/1')],
+          ['getRateLimit', await broken.client.get('/v1/rate_limit')],
         ];
         for (const [operationId, response] of responses) {
           expectErrorBody(response, 500, 'internal_error');
@@ -188,7 +236,7 @@ describeOnStore('the API document', () => {
           ['createPet', { method: 'POST', url: '/v1/pets', payload: { name: 'Rex', categoryId: 1 } }],
           ['getPet', { url: '/v1/pets/1' }],
         ];
-        for (const [index, [operationId, request]] of calls.entries()) {
+        for (const [index, [operationId, request]] of [...calls, ['getRateLimit', { url: '/v1/rate_limit' }] as const].entries()) {
           // Each from its own address: callers without a key are limited per address.
           const unauthorized = await limited.anonymous.request({ ...request, remoteAddress: `192.0.2.${index + 1}` });
           expectErrorBody(unauthorized, 401, 'unauthorized');
@@ -222,7 +270,7 @@ describeOnStore('the API document', () => {
       status,
       body,
       text: JSON.stringify(body),
-      headers: { 'content-type': 'application/json; charset=utf-8', ...rateLimit, ...headers },
+      headers: { 'content-type': 'application/json; charset=utf-8', etag: '"3q2-7wAAAAAAAAAAAAAAAA"', ...rateLimit, ...headers },
     });
     const deprecation = { deprecation: '@1763683200', sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', link: '<http://h/v1/pets>; rel="successor-version"' };
     const pet = { id: 1, name: 'Rex', categoryId: 3, status: 'available' };
@@ -237,6 +285,8 @@ describeOnStore('the API document', () => {
       ['a field too many on the Error body', 'getPet', response(404, { code: 'not_found', message: 'x', status: 404, stack: 'at' }, deprecation), /additional properties/],
       ['an unknown error code', 'listPets', response(400, { code: 'bad', message: 'x', status: 400 }), /body\/code must be equal to one of/],
       ['a missing required header', 'getPet', response(200, pet, { ...deprecation, sunset: undefined as never }), /header Sunset is required but missing/],
+      ['a 200 without its ETag', 'listPets', response(200, [], { etag: undefined as never }), /header ETag is required but missing/],
+      ['a 304 with a body', 'getPet', response(304, pet, deprecation), /status 304 declares no body but one was sent/],
       ['a missing rate-limit header', 'listPets', response(200, [], { 'x-ratelimit-reset': undefined as never }), /header X-RateLimit-Reset is required but missing/],
       ['a malformed declared header', 'listPets', response(200, [], { 'x-ratelimit-remaining': '-1' }), /header X-RateLimit-Remaining must be >= 0/],
       ['a missing RateLimit field', 'listPets', response(200, [], { ratelimit: undefined as never }), /header RateLimit is required but missing/],

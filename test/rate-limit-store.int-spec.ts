@@ -285,6 +285,25 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
     await expect(acme.send(2)).resolves.toMatchObject({ allowed: true, windows: [{ remaining: 0 }, { remaining: 98 }] });
   });
 
+  it("counts a request in its own windows only, leaving the key's others as they were (a route's own bucket)", async () => {
+    const policy = { banAfterRejections: 3, banMs: 900_000 };
+    const own: WindowSpec[] = [{ name: 'minute@Things.scarce', limit: 2, durationMs: MINUTE }];
+    for (const banSubject of [undefined, 'key:1']) {
+      const key = `key-${randomBytes(6).toString('hex')}`;
+      await store().consume(key, windows(5, 100), policy, T0, banSubject);
+      await store().consume(key, own, policy, T0 + 1_000, banSubject);
+      await expect(store().consume(key, windows(5, 100), policy, T0 + 2_000, banSubject)).resolves.toMatchObject({
+        windows: [
+          { name: 'minute', remaining: 3, resetAtMs: T0 + MINUTE },
+          { name: 'day', remaining: 98, resetAtMs: T0 + DAY },
+        ],
+      });
+      await expect(store().peek(key, own, policy, T0 + 3_000, banSubject)).resolves.toMatchObject({
+        binding: { remaining: 1, resetAtMs: T0 + 1_000 + MINUTE },
+      });
+    }
+  });
+
   it('rounds Retry-After up to whole seconds and never answers 0', async () => {
     const c = client(windows(1, 100), { banAfterRejections: 100, banMs: 900_000 });
     await c.send();
@@ -336,6 +355,21 @@ describeWithRedis('RateLimitStore contract', () => {
       expect((await redis.keys(`${keyPrefix}*tagged*`)).sort()).toEqual([`${keyPrefix}{account:tagged}`, `${keyPrefix}{account:tagged}:key:3`]);
       expect(await redis.hget(`${keyPrefix}{account:tagged}`, 'minute:count')).toBe('1');
       expect(await redis.hget(`${keyPrefix}{account:tagged}:key:3`, 'minute:count')).toBe('0');
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it("never shortens a key's hashes to a route's shorter window: the day's count and rejections outlive it", async () => {
+    const policy = { banAfterRejections: 3, banMs: 1_000 };
+    const now = Date.now();
+    await store.consume('account:lasting', windows(5, 100), policy, now, 'key:4');
+    await store.consume('account:lasting', [{ name: 'minute@Things.scarce', limit: 2, durationMs: MINUTE }], policy, now, 'key:4');
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      for (const hash of [`${keyPrefix}{account:lasting}`, `${keyPrefix}{account:lasting}:key:4`]) {
+        expect(await redis.pttl(hash)).toBeGreaterThan(DAY - MINUTE);
+      }
     } finally {
       redis.disconnect();
     }

@@ -1,5 +1,6 @@
 import { Cluster } from 'ioredis';
 import { redisKey } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
+import { currentTag, expectConditionalsToSpendNothing } from './support/conditional-load';
 import { isClusterToolsAvailable, LocalRedisCluster, startRedisCluster } from './support/redis-cluster';
 import { ServiceProcess, startServiceProcess } from './support/service-process';
 import { createTestDatabase, TestDatabase } from './support/test-database';
@@ -97,6 +98,13 @@ function concurrently(instances: ServiceProcess[], key: Key, count: number): Pro
     await expect(countInCluster(key)).resolves.toBe(60);
     // Every request was judged in the cluster: none fell back to an instance's memory.
     expect(instances.map((instance) => instance.output()).join('\n')).not.toMatch(/Redis unavailable/);
+  }, 60_000);
+
+  it('leaves the quota untouched by 1,000 concurrent 304s while 60 plain requests sent with them exhaust a 60-per-minute key exactly', async () => {
+    for (const name of ['Rex', 'Tom', 'Kit']) await (setup as TestApp).client.post('/v1/pets', { name, categoryId: 1 });
+    const [key, other] = [await newKey('free'), await newKey('enterprise')];
+    await expectConditionalsToSpendNothing(instances, key.secret, await currentTag(instances, other.secret));
+    await expect(countInCluster(key)).resolves.toBe(60);
   }, 60_000);
 
   it('keeps answering while a master is lost, then counts in the cluster again by itself', async () => {

@@ -66,7 +66,7 @@ describeOnStore('security headers and CORS', () => {
       expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
       const exposed = String(response.headers['access-control-expose-headers']).split(/,\s*/);
       expect(exposed).toEqual(
-        expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Link', 'Deprecation', 'Sunset', 'X-Request-Id']),
+        expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Link', 'ETag', 'Deprecation', 'Sunset', 'X-Request-Id']),
       );
     });
 
@@ -86,6 +86,7 @@ describeOnStore('security headers and CORS', () => {
       expect(preflight.headers['access-control-allow-origin']).toBe(ALLOWED);
       expect(String(preflight.headers['access-control-allow-methods'])).toContain('POST');
       expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+      expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('if-none-match');
     });
 
     it('gives an origin that is not listed no CORS headers', async () => {

@@ -1,3 +1,4 @@
+import { currentTag, expectConditionalsToSpendNothing } from './support/conditional-load';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { createTestApp } from './support/test-app';
 import { ServiceProcess, startServiceProcess } from './support/service-process';
@@ -8,6 +9,8 @@ const servicesUp = process.env.REDIS_AVAILABLE === '1' && process.env.MYSQL_AVAI
 (servicesUp ? describe : describe.skip)('one limit shared by two instances [redis + mysql]', () => {
   let database: TestDatabase;
   let key: string;
+  let conditionalKey: string;
+  let otherKey: string;
   const prefix = randomKeyPrefix();
   const instances: ServiceProcess[] = [];
 
@@ -15,6 +18,9 @@ const servicesUp = process.env.REDIS_AVAILABLE === '1' && process.env.MYSQL_AVAI
     database = await createTestDatabase('mysql');
     const setup = await createTestApp({ database });
     key = (await setup.createKey({ plan: 'free', name: 'shared limit' })).secret;
+    conditionalKey = (await setup.createKey({ plan: 'free', name: 'conditional' })).secret;
+    otherKey = (await setup.createKey({ plan: 'free', name: 'reads the tag' })).secret;
+    for (const name of ['Rex', 'Tom', 'Kit']) await setup.client.post('/v1/pets', { name, categoryId: 1 });
     await setup.close();
     const env = { DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix };
     instances.push(...(await Promise.all([startServiceProcess(env), startServiceProcess(env)])));
@@ -49,5 +55,9 @@ const servicesUp = process.env.REDIS_AVAILABLE === '1' && process.env.MYSQL_AVAI
     expect(refused.every((r) => r.code === 'rate_limited' || r.code === 'api_key_banned')).toBe(true);
     expect(refused.every((r) => Number(r.retryAfter) >= 1)).toBe(true);
     expect(new Set(responses.map((r) => r.limit))).toEqual(new Set(['60']));
+  }, 60_000);
+
+  it('leaves the quota untouched by 1,000 concurrent 304s while 60 plain requests sent with them exhaust a 60-per-minute key exactly', async () => {
+    await expectConditionalsToSpendNothing(instances, conditionalKey, await currentTag(instances, otherKey));
   }, 60_000);
 });

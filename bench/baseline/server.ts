@@ -157,6 +157,16 @@ app.addHook('onRequest', async (request, reply) => {
   reply.header('ratelimit', `"minute";r=${PER_MINUTE - counter.count};t=${secondsLeft}, "day";r=${PER_DAY - counter.count};t=86400`);
 });
 
+/** A GET's JSON with its ETag (a digest of the body and the Link header), or 304 when If-None-Match names it. */
+function sendTagged(request: FastifyRequest, reply: FastifyReply, body: unknown): FastifyReply {
+  const json = JSON.stringify(body);
+  const link = String(reply.getHeader('link') ?? '');
+  const tag = `"${createHash('sha256').update(json).update('\n').update(link).digest().subarray(0, 16).toString('base64url')}"`;
+  reply.header('etag', tag);
+  if (request.headers['if-none-match'] === tag) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(json);
+}
+
 app.get('/healthz', async () => ({ status: 'ok' }));
 
 app.get('/v1/pets', async (request, reply) => {
@@ -174,7 +184,7 @@ app.get('/v1/pets', async (request, reply) => {
     next.set('cursor', Buffer.from(`p1.${pets[pets.length - 1].id}`).toString('base64url'));
     reply.header('link', `<${origin(request)}/v1/pets?${next}>; rel="next"`);
   }
-  return pets;
+  return sendTagged(request, reply, pets);
 });
 
 app.get('/v1/pets/:petId', async (request, reply) => {
@@ -185,7 +195,7 @@ app.get('/v1/pets/:petId', async (request, reply) => {
   const id = /^\d{1,16}$/.test(petId) ? Number(petId) : NaN;
   if (!isId(id)) return fail(reply, 400, 'validation_failed', 'petId is invalid');
   const row = await store.byId(id);
-  return row ? toPet(row) : fail(reply, 404, 'not_found', `No pet with id ${id}`);
+  return row ? sendTagged(request, reply, toPet(row)) : fail(reply, 404, 'not_found', `No pet with id ${id}`);
 });
 
 app.post('/v1/pets', async (request, reply) => {

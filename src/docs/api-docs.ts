@@ -2,7 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, ReferenceObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/app-config';
 import { declaredErrorCodes } from '../errors/error-code';
-import { RATE_LIMIT_HEADER_COMPONENTS } from './api-standard-responses';
+import { ETAG_HEADER_COMPONENT, RATE_LIMIT_HEADER_COMPONENTS } from './api-standard-responses';
 
 /** The interface version (the specification's), not the package's. */
 export const API_VERSION = '1.0.0';
@@ -38,10 +38,11 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
       description: 'An API key sent as `Authorization: Bearer <key>`',
     })
     .addTag('pets', 'The catalogue of animals')
+    .addTag('rate limits', "The caller's quota")
     .build();
   // No contact is published for this service; the builder's empty placeholder says nothing.
   delete base.info.contact;
-  base.components = { ...base.components, headers: RATE_LIMIT_HEADER_COMPONENTS };
+  base.components = { ...base.components, headers: { ...RATE_LIMIT_HEADER_COMPONENTS, ...ETAG_HEADER_COMPONENT } };
   const document = SwaggerModule.createDocument(app, base);
   document.paths = relativeToServers(document.paths);
   closeSchemas(document);

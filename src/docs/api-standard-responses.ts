@@ -115,12 +115,27 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
   },
 };
 
+/** On a @ConditionalGet() operation's 200 and 304; declared once under components.headers. */
+export const ETAG_HEADER_COMPONENT: HeadersObject = {
+  ETag: {
+    required: true,
+    description: 'RFC 9110: the tag of this representation (the body and its `Link`); send it back in `If-None-Match` to be answered 304 while it is current',
+    schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{22}"$', example: '"3q2-7wAAAAAAAAAAAAAAAA"' },
+  },
+};
+
+const ETAG_HEADERS: HeadersObject = { ETag: { $ref: '#/components/headers/ETag' } };
+
 export interface StandardResponses {
   success: { status: 200 | 201; description: string; type: Type<unknown> | [Type<unknown>]; headers?: HeadersObject };
-  /** Error statuses this operation can send besides 400, 401, 429 and 500, which every operation can. */
+  /** Error statuses this operation can send besides 400 (see takesInput), 401, 429 and 500, which every operation can. */
   errors?: Array<403 | 404 | 409 | 413 | 415 | 422>;
   /** Headers on every response of the operation, errors included. */
   headers?: HeadersObject;
+  /** A @ConditionalGet() operation: its success carries an `ETag`, and it may answer 304. */
+  conditional?: boolean;
+  /** False for an operation without parameters, query or body, which never answers 400. */
+  takesInput?: boolean;
 }
 
 /**
@@ -128,15 +143,26 @@ export interface StandardResponses {
  * operation shares plus its own, each error with the Error body, and on all of
  * them the rate-limit headers and the operation's own.
  */
-export function ApiStandardResponses({ success, errors = [], headers = {} }: StandardResponses): MethodDecorator {
-  const statuses: ErrorStatus[] = [400, 401, 429, 500, ...errors];
+export function ApiStandardResponses({ success, errors = [], headers = {}, conditional = false, takesInput = true }: StandardResponses): MethodDecorator {
+  const statuses: ErrorStatus[] = [...(takesInput ? [400 as const] : []), 401, 429, 500, ...errors];
+  const etag = conditional ? ETAG_HEADERS : {};
   return applyDecorators(
     ApiResponse({
       status: success.status,
       description: success.description,
       type: success.type,
-      headers: { ...success.headers, ...headers, ...RATE_LIMIT_HEADERS },
+      headers: { ...success.headers, ...etag, ...headers, ...RATE_LIMIT_HEADERS },
     }),
+    ...(conditional
+      ? [
+          ApiResponse({
+            status: 304,
+            description:
+              'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no quota spent: the rate-limit headers show the quota as it stands',
+            headers: { ...etag, ...headers, ...RATE_LIMIT_HEADERS },
+          }),
+        ]
+      : []),
     ...statuses
       .sort((a, b) => a - b)
       .map((status) =>

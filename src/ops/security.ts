@@ -52,6 +52,7 @@ export const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Reset',
   'Retry-After',
   'Link',
+  'ETag',
   'Deprecation',
   'Sunset',
   'X-Request-Id',
@@ -63,7 +64,8 @@ export function corsOptionsFor(origins: readonly string[]): CorsOptions | undefi
   return {
     origin: [...origins],
     methods: ['GET', 'POST'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    // If-None-Match: a script that keeps a page asks for it again conditionally.
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
     exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: 600,
   };

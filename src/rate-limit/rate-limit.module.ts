@@ -7,6 +7,7 @@ import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
 import { PLAN_WINDOWS, RateLimiter } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
+import { RateLimitController } from './http/rate-limit.controller';
 import { ClosableRateLimitStore, createRateLimitStore } from './infrastructure/create-rate-limit-store';
 import { RedisRateLimitStore } from './infrastructure/redis-rate-limit.store';
 
@@ -40,7 +41,8 @@ class RateLimitCountersModule implements OnApplicationShutdown {
 /**
  * Plan-aware rate limits on @nestjs/throttler: two named throttlers whose
  * limit is the caller's (its plan's, or the anonymous limits), our limiter as
- * the storage, and PlanThrottlerGuard, which AppModule registers as the second global guard.
+ * the storage, and PlanThrottlerGuard, which AppModule registers as the second global guard;
+ * and `GET /v1/rate_limit`, the caller's quota.
  */
 @Module({
   imports: [
@@ -59,6 +61,7 @@ class RateLimitCountersModule implements OnApplicationShutdown {
       }),
     }),
   ],
+  controllers: [RateLimitController],
   providers: [PlanThrottlerGuard],
   exports: [PlanThrottlerGuard],
 })

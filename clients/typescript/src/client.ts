@@ -1,4 +1,5 @@
 import createClient from 'openapi-fetch';
+import { ConditionalCache } from './conditional-cache';
 import { AnimalStoreError, AnimalStoreNetworkError, ApiKeyBannedError, ErrorBody } from './errors';
 import { DEFAULT_RETRY, fullJitterDelay, RetryEnvironment, RetryOptions, SYSTEM_ENVIRONMENT } from './retry';
 import type { components, operations, paths } from './schema';
@@ -6,6 +7,7 @@ import type { components, operations, paths } from './schema';
 export type Pet = components['schemas']['Pet'];
 export type NewPet = components['schemas']['NewPet'];
 export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>;
+export type RateLimitStatus = components['schemas']['RateLimitStatus'];
 
 export interface PetPage {
   readonly pets: Pet[];
@@ -22,6 +24,8 @@ export interface AnimalStoreClientOptions {
   fetch?: typeof fetch;
   /** Replaces the clock, the sleep and the randomness of the retries. */
   environment?: Partial<RetryEnvironment>;
+  /** How many pages and pets the client keeps with their ETag, to ask again conditionally (default 500; 0: none). */
+  cacheEntries?: number;
 }
 
 export interface CreatePetOptions {
@@ -48,6 +52,7 @@ export class AnimalStoreClient {
   private readonly api: ReturnType<typeof createClient<paths>>;
   private readonly retry: RetryOptions;
   private readonly environment: RetryEnvironment;
+  private readonly seen: ConditionalCache;
 
   constructor(options: AnimalStoreClientOptions) {
     this.api = createClient<paths>({
@@ -57,13 +62,20 @@ export class AnimalStoreClient {
     });
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.environment = { ...SYSTEM_ENVIRONMENT, ...options.environment };
+    this.seen = new ConditionalCache(options.cacheEntries ?? 500);
   }
 
-  /** One page of pets, ordered by id. */
+  /**
+   * One page of pets, ordered by id. A page asked for before is asked with its
+   * ETag, and a 304 (which spends no quota) returns the copy kept then.
+   */
   async listPets(query: ListPetsQuery = {}): Promise<PetPage> {
-    const { data, response } = await this.send(() => this.api.GET('/pets', { params: { query } }));
-    const next = nextPageQuery(response.headers.get('link'));
-    return next ? { pets: data, next } : { pets: data };
+    const key = `pets?${query.limit ?? ''}&${query.status ?? ''}&${query.cursor ?? ''}`;
+    return this.sendConditional(key, async (header) => {
+      const { data, response } = await this.send(() => this.api.GET('/pets', { params: { query, header } }));
+      const next = nextPageQuery(response.headers.get('link'));
+      return { page: next ? { pets: data, next } : { pets: data }, response };
+    });
   }
 
   /** Every pet, page after page, following `Link: rel="next"` to the last page. */
@@ -87,8 +99,32 @@ export class AnimalStoreClient {
    * @deprecated The service removes `GET /pets/{petId}` on 5 December 2030; use {@link listPets} with a `status` filter.
    */
   async getPet(petId: number): Promise<Pet> {
-    const { data } = await this.send(() => this.api.GET('/pets/{petId}', { params: { path: { petId } } }));
+    return this.sendConditional(`pets/${petId}`, async (header) => {
+      const { data, response } = await this.send(() => this.api.GET('/pets/{petId}', { params: { path: { petId }, header } }));
+      return { page: data, response };
+    });
+  }
+
+  /** The key's plan, account, each window's limit, remaining and reset, and its ban; spends no quota. */
+  async rateLimit(): Promise<RateLimitStatus> {
+    const { data } = await this.send(() => this.api.GET('/rate_limit'));
     return data;
+  }
+
+  /**
+   * A GET that sends the ETag of the answer kept from the last time (`key`
+   * names the request) and on 304 returns that answer; the caller gets a copy
+   * of its own either way.
+   */
+  private async sendConditional<T>(
+    key: string,
+    call: (header: { 'If-None-Match'?: string }) => Promise<{ page: T; response: Response }>,
+  ): Promise<T> {
+    const kept = this.seen.get<T>(key);
+    const { page, response } = await call(kept ? { 'If-None-Match': kept.etag } : {});
+    if (response.status === 304 && kept) return structuredClone(kept.value);
+    this.seen.set(key, response.headers.get('etag'), structuredClone(page));
+    return page;
   }
 
   /** Runs one logical call, retrying within the budget what the specification says may be retried. */
@@ -99,7 +135,8 @@ export class AnimalStoreClient {
       let failure: Error;
       try {
         const { data, error, response } = await call();
-        if (response.ok) return { data: data as T, response };
+        // A 304 is an answer too: the caller returns the copy it asked about.
+        if (response.ok || response.status === 304) return { data: data as T, response };
         failure = errorFrom(error, response);
         wait = this.waitBeforeRetry(failure as AnimalStoreError, attempt);
       } catch (error) {

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/rate_limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's quota
+         * @description The key's plan and account, and for each window of the plan its limit, the requests left and when it resets, and the key's ban if any. Spends no quota: it is limited on its own, to 30 a minute per account, and its rate-limit headers describe that limit (`"minute@getRateLimit"`). It answers while the key is banned. Any key may ask; no scope is needed.
+         */
+        get: operations["getRateLimit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pets": {
         parameters: {
             query?: never;
@@ -53,6 +73,77 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The account whose keys share the quota. */
+        RateLimitAccount: {
+            /**
+             * Format: int64
+             * @description The account's id
+             * @example 3
+             */
+            id: number;
+        };
+        /** @description One window of the caller's quota, as the rate-limit headers of its next request would start from. */
+        RateLimitWindow: {
+            /**
+             * @description The window: `minute` (60 s) or `day` (86,400 s)
+             * @example minute
+             * @enum {string}
+             */
+            name: "minute" | "day";
+            /**
+             * @description Requests allowed in the window
+             * @example 60
+             */
+            limit: number;
+            /**
+             * @description Requests left in the window now; 0 while banned
+             * @example 57
+             */
+            remaining: number;
+            /**
+             * Format: int64
+             * @description Unix time, in seconds, at which the window resets; the end of the ban while banned
+             * @example 1795219260
+             */
+            reset: number;
+        };
+        /** @description The caller's quota as it stands: its account's plan and windows, and its key's ban. Reading it spends none of them. */
+        RateLimitStatus: {
+            /**
+             * @description The account's plan: `free`, `pro`, `business` or `enterprise`
+             * @example free
+             */
+            plan: string;
+            account: components["schemas"]["RateLimitAccount"];
+            /** @description Every window of the plan, the minute first */
+            windows: components["schemas"]["RateLimitWindow"][];
+            /** @description The key's ban, or null when it is not banned: while it lasts every other request is refused 429 `api_key_banned` */
+            ban: {
+                /**
+                 * Format: int64
+                 * @description Unix time, in seconds, at which the ban ends
+                 * @example 1795219800
+                 */
+                until: number;
+            } | null;
+        };
+        /**
+         * @description Machine-readable error code
+         * @enum {string}
+         */
+        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "insufficient_scope" | "not_found" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+        /** @description The body of every error response: exactly these three fields. */
+        Error: {
+            /** @description Machine-readable error code */
+            code: components["schemas"]["ErrorCode"];
+            /** @description Human-readable description */
+            message: string;
+            /**
+             * @description The HTTP status code of the response
+             * @example 400
+             */
+            status: number;
+        };
         /** @enum {string} */
         PetStatus: "available" | "pending" | "sold";
         /** @description An animal in the catalogue. */
@@ -79,23 +170,6 @@ export interface components {
              * @example available
              */
             status: components["schemas"]["PetStatus"];
-        };
-        /**
-         * @description Machine-readable error code
-         * @enum {string}
-         */
-        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "insufficient_scope" | "not_found" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
-        /** @description The body of every error response: exactly these three fields. */
-        Error: {
-            /** @description Machine-readable error code */
-            code: components["schemas"]["ErrorCode"];
-            /** @description Human-readable description */
-            message: string;
-            /**
-             * @description The HTTP status code of the response
-             * @example 400
-             */
-            status: number;
         };
         /** @description An animal to add; the service assigns its id. */
         NewPet: {
@@ -137,11 +211,105 @@ export interface components {
          * @example "minute";r=59;t=60, "day";r=999;t=86400
          */
         RateLimit: string;
+        /** @description RFC 9110: the tag of this representation (the body and its `Link`); send it back in `If-None-Match` to be answered 304 while it is current */
+        ETag: string;
     };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getRateLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's quota as it stands */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitStatus"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": "Bearer realm=\"animal-store\"";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: send Authorization: Bearer <key>",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before a request would be accepted */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded; retry after the time given in Retry-After",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure; the cause is logged on the server only */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPets: {
         parameters: {
             query?: {
@@ -152,7 +320,10 @@ export interface operations {
                 /** @description Where the page starts: copy it from the rel="next" Link of the previous page. Opaque; a malformed cursor is a 400. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no quota */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -163,6 +334,7 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288: `<…/v1/pets?limit=…&status=…&cursor=…>; rel="next"` while more pets follow; absent on the last page */
                     Link?: string;
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -173,6 +345,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Pet"][];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no quota spent: the rate-limit headers show the quota as it stands */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object */
             400: {
@@ -519,7 +704,10 @@ export interface operations {
     getPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no quota */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The id of the pet */
                 petId: number;
@@ -531,6 +719,7 @@ export interface operations {
             /** @description The pet */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     /** @description RFC 9745: when the operation was deprecated, as `@<Unix seconds>` */
                     Deprecation: string;
                     /** @description RFC 8594: the operation is removed at this time */
@@ -547,6 +736,25 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Pet"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no quota spent: the rate-limit headers show the quota as it stands */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    /** @description RFC 9745: when the operation was deprecated, as `@<Unix seconds>` */
+                    Deprecation: string;
+                    /** @description RFC 8594: the operation is removed at this time */
+                    Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    Link: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object */
             400: {

@@ -84,7 +84,8 @@ describe('the TypeScript client against the running service', () => {
     const refused = await fetch(`${origin}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${secret}` } });
     expect(refused.status).toBe(429);
     const retryAfterMs = Number(refused.headers.get('retry-after')) * 1000;
-    await expect(client.listPets({ limit: 1 })).resolves.toMatchObject({ pets: expect.any(Array) });
+    // Another page: asking for the same one again would be a 304, which a limited key still gets at once.
+    await expect(client.listPets({ limit: 2 })).resolves.toMatchObject({ pets: expect.any(Array) });
     expect(waits).toHaveLength(1);
     expect(waits[0]).toBeGreaterThanOrEqual(retryAfterMs);
   });
@@ -107,6 +108,29 @@ describe('the TypeScript client against the running service', () => {
     const seen: number[] = [];
     for await (const pet of client.allPets({ limit: 3, status: 'sold' })) seen.push(pet.id);
     expect(seen).toEqual(sold);
+  });
+
+  it('asks again for pages and pets it has seen with their ETag, and gets its copies back on 304s that spend no quota', async () => {
+    const answers: Array<{ url: string; status: number; remaining: number }> = [];
+    const recording = async (input: Request): Promise<Response> => {
+      const response = await fetch(input);
+      answers.push({ url: new URL(input.url).pathname, status: response.status, remaining: Number(response.headers.get('x-ratelimit-remaining')) });
+      return response;
+    };
+    const { secret } = await testApp.createKey({ plan: 'free', name: 'conditional' });
+    const client = new AnimalStoreClient({ baseUrl: `${origin}/v1`, apiKey: secret, fetch: recording as typeof fetch });
+    const pet = await client.createPet({ name: 'Cached', categoryId: 2 });
+    const page = await client.listPets({ limit: 3 });
+    await expect(client.listPets({ limit: 3 })).resolves.toEqual(page);
+    await expect(client.getPet(pet.id)).resolves.toEqual(pet);
+    await expect(client.getPet(pet.id)).resolves.toEqual(pet);
+    expect(answers.map(({ status }) => status)).toEqual([201, 200, 304, 200, 304]);
+    expect(answers.map(({ remaining }) => remaining)).toEqual([59, 58, 58, 57, 57]);
+
+    const status = await client.rateLimit();
+    expect(status).toMatchObject({ plan: 'free', ban: null, windows: [{ name: 'minute', limit: 60, remaining: 57 }, { name: 'day', remaining: 997 }] });
+    await client.listPets({ limit: 4 });
+    expect(answers[answers.length - 1]).toMatchObject({ status: 200, remaining: 56 });
   });
 
   it('throws a typed error with the Error body and headers, without retrying a 400', async () => {

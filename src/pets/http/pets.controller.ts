@@ -5,6 +5,7 @@ import { AppConfig } from '../../config/app-config';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
 import type { KeyCaller } from '../../http/caller';
+import { ConditionalGet } from '../../http/conditional-get';
 import { Deprecated, sunsetDate } from '../../http/deprecation';
 import { CurrentCaller } from '../../http/request-context';
 import { requestOrigin } from '../../http/request-origin';
@@ -65,10 +66,12 @@ export class PetsController {
 
   @Get()
   @RequireScope('pets:read')
+  @ConditionalGet()
   @ApiOperation({ operationId: 'listPets', summary: 'List pets', description: 'A page of pets ordered by id.' })
   @ApiStandardResponses({
     success: { status: 200, description: 'A page of pets', type: [PetResponseDto], headers: NEXT_PAGE_HEADERS },
     errors: [403],
+    conditional: true,
   })
   async listPets(
     @Query() query: ListPetsQueryDto,
@@ -111,6 +114,7 @@ export class PetsController {
 
   @Get(':petId')
   @RequireScope('pets:read')
+  @ConditionalGet()
   @Deprecated(GET_PET_DEPRECATION)
   @ApiOperation({
     operationId: 'getPet',
@@ -123,6 +127,7 @@ export class PetsController {
     success: { status: 200, description: 'The pet', type: PetResponseDto },
     errors: [403, 404],
     headers: DEPRECATION_RESPONSE_HEADERS,
+    conditional: true,
   })
   getPet(@Param('petId', ParseIdPipe) petId: number, @CurrentCaller() caller: KeyCaller): Promise<Pet> {
     return this.pets.get(petId, caller.keyId);

@@ -19,12 +19,17 @@ export const PLAN_WINDOWS = [
   { name: 'day', durationMs: 86_400_000, limitOf: (limits: WindowLimits) => limits.perDay },
 ] as const;
 
+/** The plan's windows for a caller's limits, as the throttlers name and order them. */
+export function planWindowsOf(limits: WindowLimits): WindowSpec[] {
+  return PLAN_WINDOWS.map(({ name, durationMs, limitOf }) => ({ name, limit: limitOf(limits), durationMs }));
+}
+
 /**
  * @nestjs/throttler's storage: judges one request of a tracker (an account,
  * an address) against all its windows at once, on the injected clock with the
  * configured ban. The plan guard calls `consume`, which counts the request in
- * every window or, refused, in none; `increment` is the library's own
- * one-window call, answered in its terms.
+ * every window or, refused, in none, and `peek` for answers that spend no
+ * quota; `increment` is the library's own one-window call, answered in its terms.
  */
 @Injectable()
 export class RateLimiter implements ThrottlerStorage {
@@ -41,6 +46,11 @@ export class RateLimiter implements ThrottlerStorage {
   /** With a `banSubject`, the tracker's windows are shared and the ban is the subject's alone. */
   consume(tracker: string, windows: readonly WindowSpec[], banSubject?: string): Promise<RateLimitDecision> {
     return this.store.consume(tracker, windows, this.banPolicy, this.clock.now(), banSubject);
+  }
+
+  /** What `consume` would answer now, counting nothing: for answers that spend no quota. */
+  peek(tracker: string, windows: readonly WindowSpec[], banSubject?: string): Promise<RateLimitDecision> {
+    return this.store.peek(tracker, windows, this.banPolicy, this.clock.now(), banSubject);
   }
 
   async increment(key: string, ttl: number, limit: number, _blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {

@@ -50,7 +50,7 @@ export function consumeRequest(
   if (!live.some((window, i) => window.count >= specs[i].limit)) {
     for (const window of live) window.count += 1;
     return {
-      state: toState(specs, live, 0),
+      state: toState(stored, specs, live, 0),
       decision: { allowed: true, banned: false, retryAfterSeconds: 0, ...describeWindows(specs, live, now) },
     };
   }
@@ -67,10 +67,10 @@ export function consumeRequest(
   if (overBanThreshold) {
     const banEndMs = now + policy.banMs;
     for (const window of live) window.rejected = 0;
-    return { state: toState(specs, live, banEndMs), decision: bannedDecision(specs, live, banEndMs, now) };
+    return { state: toState(stored, specs, live, banEndMs), decision: bannedDecision(specs, live, banEndMs, now) };
   }
   return {
-    state: toState(specs, live, 0),
+    state: toState(stored, specs, live, 0),
     decision: {
       allowed: false,
       banned: false,
@@ -106,8 +106,9 @@ export function consumeSharedRequest(
   const merged = mergeRecords(quota, ban, specs);
   const { state, decision } = consumeRequest(merged, specs, policy, nowMs);
   if (state === merged) return { decision };
-  const counts: Partial<Record<WindowName, StoredWindow>> = {};
-  const rejections: Partial<Record<WindowName, StoredWindow>> = {};
+  // The records' other windows (a route's own bucket, the plan's windows) stay as they were.
+  const counts: Partial<Record<WindowName, StoredWindow>> = { ...quota?.windows };
+  const rejections: Partial<Record<WindowName, StoredWindow>> = { ...ban?.windows };
   for (const spec of specs) {
     const window = state.windows[spec.name] as StoredWindow;
     counts[spec.name] = { count: window.count, rejected: 0, resetAtMs: window.resetAtMs };
@@ -218,8 +219,14 @@ function describeWindows(
   return { binding: { name, limit, remaining, resetAtMs }, windows, atMs: now };
 }
 
-function toState(specs: readonly WindowSpec[], live: readonly LiveWindow[], bannedUntilMs: number): StoredKeyState {
-  const windows: Partial<Record<WindowName, StoredWindow>> = {};
+/** The new state: the request's windows as judged, and the key's other windows (a route's own bucket) as they were. */
+function toState(
+  stored: StoredKeyState | undefined,
+  specs: readonly WindowSpec[],
+  live: readonly LiveWindow[],
+  bannedUntilMs: number,
+): StoredKeyState {
+  const windows: Partial<Record<WindowName, StoredWindow>> = { ...stored?.windows };
   for (let i = 0; i < specs.length; i++) windows[specs[i].name] = live[i];
   return { windows, bannedUntilMs };
 }

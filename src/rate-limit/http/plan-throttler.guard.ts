@@ -11,13 +11,15 @@ import {
 // The metadata keys of @Throttle() and @SkipThrottle(), which the package does not re-export from its index.
 import { THROTTLER_LIMIT, THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callerOf } from '../../http/request-context';
+import { CONDITIONAL_GET } from '../../http/conditional-get';
+import { callerOf, deferCharge } from '../../http/request-context';
 import { OpsMetrics } from '../../ops/metrics';
 import { RateLimiter } from '../application/rate-limiter';
 import type { RateLimitDecision, WindowSpec } from '../domain/rate-limit-store';
 import { ApiKeyBannedError, RateLimitedError, RateLimitRejection } from '../domain/rate-limit.errors';
 import { writeRateLimitHeaders } from './rate-limit-headers';
 import { banSubjectOf, trackerOf } from './rate-limited-caller';
+import { OWN_BAN } from './own-ban.decorator';
 import { routeBucket } from './route-bucket';
 
 /** The library's detail of a refusal, carrying the error we answer it with. */
@@ -38,6 +40,11 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
  * - `handleRequest`: notes each window the library resolved for the route
  *   (plan limits, @Throttle), which `canActivate` then judges in one storage step;
  * - `throwThrottlingException`: our domain errors, not ThrottlerException.
+ * An @OwnBan() route judges the key's rejections and ban on that route apart.
+ * A @ConditionalGet() route asked with `If-None-Match` may be answered 304,
+ * which spends no quota: such a request is only peeked at (refused only when
+ * banned) and its count is left in the request context as a deferred charge,
+ * paid through the same consume by whoever answers it with anything else.
  * The library's own headers are off (`setHeaders: false`); the
  * specification's are written by writeRateLimitHeaders.
  */
@@ -65,10 +72,37 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     await super.canActivate(context);
     if (windows.length === 0) return true;
     const caller = callerOf(request);
-    const decision = await this.limiter.consume(trackerOf(caller), windows, banSubjectOf(caller));
-    writeRateLimitHeaders(http.getResponse<FastifyReply>(), decision);
-    if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(trackerOf(caller), windows, decision));
+    const [tracker, banSubject] = [trackerOf(caller), banSubjectOf(caller, this.ownBanRouteOf(context))];
+    const charge = () => this.charge(context, tracker, windows, banSubject);
+    if (!this.mayAnswerNotModified(context, request)) {
+      await charge();
+      return true;
+    }
+    // A 304 costs nothing, so this request is only judged for a ban now; counting waits for an answer that is no 304.
+    const decision = await this.limiter.peek(tracker, windows, banSubject);
+    writeRateLimitHeaders(http.getResponse<FastifyReply>(), decision, decision.banned);
+    if (decision.banned) await this.throwThrottlingException(context, refusalDetail(tracker, windows, decision));
+    deferCharge(request, charge);
     return true;
+  }
+
+  /** The one counting path: counts the request in every window, or refuses it in none. */
+  private async charge(context: ExecutionContext, tracker: string, windows: readonly WindowSpec[], banSubject: string | undefined): Promise<void> {
+    const decision = await this.limiter.consume(tracker, windows, banSubject);
+    writeRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), decision);
+    if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(tracker, windows, decision));
+  }
+
+  /** The route's name for its own ban, on an @OwnBan() route. */
+  private ownBanRouteOf(context: ExecutionContext): string | undefined {
+    if (this.reflector.getAllAndOverride<boolean>(OWN_BAN, [context.getHandler(), context.getClass()]) !== true) return undefined;
+    return `${context.getClass().name}.${context.getHandler().name}`;
+  }
+
+  /** A @ConditionalGet() route asked with `If-None-Match`: its answer may be a 304. */
+  private mayAnswerNotModified(context: ExecutionContext, request: FastifyRequest): boolean {
+    if (request.headers['if-none-match'] === undefined) return false;
+    return this.reflector.getAllAndOverride<boolean>(CONDITIONAL_GET, [context.getHandler(), context.getClass()]) === true;
   }
 
   protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {

@@ -5,7 +5,12 @@ export function trackerOf(caller: Caller): string {
   return caller.kind === 'key' ? `account:${caller.accountId}` : `ip:${caller.address}`;
 }
 
-/** Who is banned for a request's rejections: its key (`key:<id>`), never the key's whole account; none for an address. */
-export function banSubjectOf(caller: Caller): string | undefined {
-  return caller.kind === 'key' ? `key:${caller.keyId}` : undefined;
+/**
+ * Who is banned for a request's rejections: its key (`key:<id>`), never the
+ * key's whole account; on an @OwnBan() route, the key on that route alone
+ * (`key:<id>@<route>`). None for an address.
+ */
+export function banSubjectOf(caller: Caller, ownBanRoute?: string): string | undefined {
+  if (caller.kind !== 'key') return undefined;
+  return ownBanRoute === undefined ? `key:${caller.keyId}` : `key:${caller.keyId}@${ownBanRoute}`;
 }

@@ -115,7 +115,9 @@ local function save_hash(hash, banned_until, counts, rejections)
     forget_at = math.max(forget_at, w.reset)
   end
   redis.call('HSET', hash, unpack(values))
-  redis.call('PEXPIRE', hash, math.max(1, forget_at - now))
+  -- The hash may hold longer windows than this request's (a route's own bucket beside the day): never shorten its life.
+  local ttl = math.max(1, forget_at - now)
+  if redis.call('PTTL', hash) < ttl then redis.call('PEXPIRE', hash, ttl) end
 end
 -- With a ban subject, the shared hash keeps the counts and the subject's hash the rejections and the ban.
 local function save(banned_until)
