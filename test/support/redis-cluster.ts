@@ -86,7 +86,8 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
   try {
     for (const port of ports) {
       const args = ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
-      args.push('--cluster-node-timeout', '2000', '--save', '', '--appendonly', 'no', '--dir', dir);
+      // Five seconds, so a node starved of CPU on a busy machine is not taken for failed in the middle of a spec.
+      args.push('--cluster-node-timeout', '5000', '--save', '', '--appendonly', 'no', '--dir', dir);
       servers.set(port, spawn('redis-server', args, { stdio: 'ignore' }));
     }
     await Promise.all(ports.map((port) => waitFor(() => withNode(port, async (redis) => (await redis.ping()) === 'PONG'), `redis-server on ${port}`)));
