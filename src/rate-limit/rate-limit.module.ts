@@ -3,6 +3,7 @@ import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler'
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { callerOf } from '../http/request-context';
+import { RouteReflector } from '../http/route-reflector';
 import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
 import { PLAN_WINDOWS, RateLimiter } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
@@ -62,7 +63,7 @@ class RateLimitCountersModule implements OnApplicationShutdown {
     }),
   ],
   controllers: [RateLimitController],
-  providers: [PlanThrottlerGuard],
+  providers: [PlanThrottlerGuard, RouteReflector],
   exports: [PlanThrottlerGuard],
 })
 export class RateLimitModule {}

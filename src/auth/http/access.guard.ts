@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IS_PUBLIC } from '../../http/public.decorator';
 import { callerOf } from '../../http/request-context';
+import { RouteReflector } from '../../http/route-reflector';
 import { InsufficientScopeError, UnauthorizedError } from '../domain/api-key.errors';
 import { REQUIRED_SCOPE } from './require-scope.decorator';
 
@@ -16,7 +16,7 @@ export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"';
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(private readonly reflector: RouteReflector) {}
 
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
