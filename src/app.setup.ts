@@ -11,6 +11,7 @@ import {
   routeExpectations,
 } from './errors/client-error.handler';
 import { MAX_PARAM_LENGTH } from './errors/request-errors';
+import { registerConditionalGet } from './http/conditional-get';
 import { registerDeprecationHeaders } from './http/deprecation';
 import { registerJsonBodyParser } from './http/json-body';
 import { createValidationPipe } from './http/validation';
@@ -52,6 +53,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   configureOperations(app);
   const fastify = app.getHttpAdapter().getInstance();
   registerDeprecationHeaders(fastify, app.get(AppConfig).trustProxy);
+  registerConditionalGet(fastify);
   registerJsonBodyParser(fastify);
   app.enableVersioning({ type: VersioningType.URI });
   setupApiDocs(app);

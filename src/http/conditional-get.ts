@@ -1,11 +1,16 @@
-import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import { createHash } from 'node:crypto';
-import { mergeMap, Observable } from 'rxjs';
 import { takeDeferredCharge } from './request-context';
+import { ExtendRouteConfig } from './route-config';
+import { hookList } from './route-hooks';
 
 export const CONDITIONAL_GET = 'animal-store:conditional-get';
+
+interface ConditionalRouteConfig {
+  readonly conditionalGet?: boolean;
+}
 
 /**
  * The entity tag of a JSON answer: a digest of its body and of its `Link`
@@ -28,49 +33,47 @@ export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): bo
 }
 
 /**
- * Answers the route's 200 with an `ETag` computed from the handler's JSON
- * result and the `Link` header the handler set, and a request whose
- * `If-None-Match` names it with 304 and no body. Rate limits only peek at such
- * a request's quota (they read CONDITIONAL_GET) and leave a deferred charge:
- * a 304 drops it, a 200 pays it first, and becomes the 429 when it cannot.
- * Errors pay it in the exception filter.
+ * A conditional route's 200, as serialized: tagged, or turned into a 304 without
+ * a body when `If-None-Match` names the tag. Rate limits only peek at such a
+ * request's quota (they read CONDITIONAL_GET) and leave a deferred charge: a
+ * 304 drops it, a 200 pays it first, and its refusal goes to the exception
+ * filter as the 429. Errors have paid it in the filter already.
  */
-@Injectable()
-export class ConditionalGetInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    return next.handle().pipe(mergeMap((result: unknown) => answer(request, reply, result)));
-  }
-}
-
-async function answer(request: FastifyRequest, reply: FastifyReply, result: unknown): Promise<string | undefined> {
-  // Serialized once, here, for the tag and as the body Fastify sends unchanged.
-  const json = JSON.stringify(result);
+const answerConditionally: onSendHookHandler = (request, reply, payload, done) => {
+  if (reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload);
   const link = reply.getHeader('link');
-  const tag = entityTagOf(json, Array.isArray(link) ? link.join(', ') : String(link ?? ''));
+  const tag = entityTagOf(payload, Array.isArray(link) ? link.join(', ') : String(link ?? ''));
   const charge = takeDeferredCharge(request);
   if (noneMatchHolds(request.headers['if-none-match'], tag)) {
-    void reply.header('etag', tag).status(304);
-    return undefined;
+    reply.header('etag', tag).code(304).removeHeader('content-type');
+    return done(null, null);
   }
-  if (charge) await charge();
-  void reply.header('etag', tag).type('application/json; charset=utf-8');
-  return json;
+  const send = () => {
+    reply.header('etag', tag);
+    done(null, payload);
+  };
+  if (charge) charge().then(send, done);
+  else send();
+};
+
+/** Gives each route declared @ConditionalGet() its onSend hook; call before routes are registered. */
+export function registerConditionalGet(fastify: FastifyInstance): void {
+  fastify.addHook('onRoute', (route) => {
+    if ((route.config as ConditionalRouteConfig | undefined)?.conditionalGet !== true) return;
+    route.onSend = [...hookList(route.onSend), answerConditionally];
+  });
 }
 
 /**
  * Declares a GET route conditional: its 200 carries an `ETag`, and a request
  * whose `If-None-Match` names the current one gets 304 without a body and
- * without spending quota. The handler returns the JSON body and sets any
- * `Link` itself. Declare the 304 with the route's other responses
- * (`conditional: true`).
+ * without spending quota. The handler returns its result and sets any `Link`
+ * itself. Declare the 304 with the route's other responses (`conditional: true`).
  */
 export const ConditionalGet = (): MethodDecorator =>
   applyDecorators(
     SetMetadata(CONDITIONAL_GET, true),
-    UseInterceptors(ConditionalGetInterceptor),
+    ExtendRouteConfig({ conditionalGet: true } satisfies ConditionalRouteConfig),
     ApiHeader({
       name: 'If-None-Match',
       required: false,

@@ -1,6 +1,6 @@
-import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { requestOrigin } from './request-origin';
+import { ExtendRouteConfig } from './route-config';
 import { hookList } from './route-hooks';
 
 /** What a deprecated route tells its callers on every answer. */
@@ -23,7 +23,7 @@ interface DeprecatedRouteConfig {
  * The declaration travels in the Fastify route's config, so the headers are
  * that route's own onRequest hook and no other request pays for them.
  */
-export const Deprecated = (deprecation: Deprecation): MethodDecorator => RouteConfig({ deprecation } satisfies DeprecatedRouteConfig);
+export const Deprecated = (deprecation: Deprecation): MethodDecorator => ExtendRouteConfig({ deprecation } satisfies DeprecatedRouteConfig);
 
 /** The Sunset header's value: an IMF-fixdate, as HTTP dates are sent. */
 export function sunsetDate(deprecation: Pick<Deprecation, 'sunset'>): string {

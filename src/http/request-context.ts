@@ -43,7 +43,7 @@ export function deferCharge(request: FastifyRequest, charge: DeferredCharge): vo
 
 /**
  * The request's deferred charge, if any, handed over once: whoever answers
- * the request with anything but a 304 (the @ConditionalGet() interceptor, the
+ * the request with anything but a 304 (the @ConditionalGet() route's hook, the
  * exception filter) pays it, and a 304 drops it.
  */
 export function takeDeferredCharge(request: FastifyRequest): DeferredCharge | undefined {
