@@ -12,7 +12,7 @@
  * Environment: PORT, HOST, DATABASE_URL, and BENCH_API_KEY (absent: no key check).
  */
 import Database from 'better-sqlite3';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, hash, randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import Fastify, { FastifyReply, FastifyRequest } from 'fastify';
 import { createPool } from 'mysql2';
@@ -161,7 +161,7 @@ app.addHook('onRequest', async (request, reply) => {
 function sendTagged(request: FastifyRequest, reply: FastifyReply, body: unknown): FastifyReply {
   const json = JSON.stringify(body);
   const link = String(reply.getHeader('link') ?? '');
-  const tag = `"${createHash('sha256').update(json).update('\n').update(link).digest().subarray(0, 16).toString('base64url')}"`;
+  const tag = `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
   reply.header('etag', tag);
   if (request.headers['if-none-match'] === tag) return reply.code(304).send();
   return reply.type('application/json; charset=utf-8').send(json);
