@@ -391,6 +391,8 @@ describeWithRedis('RateLimitStore contract', () => {
       logger: { warn: (message) => warnings.push(message), log: () => undefined },
     });
     await waitUntil(() => !store.degraded, 30_000);
+    // While a new cluster settles, ioredis may drop and reopen its first connection: the cases start once it answers.
+    warnings.length = 0;
   }, 120_000);
 
   afterAll(async () => {
