@@ -104,6 +104,8 @@ export function createDataSourceOptions(
     // BIGINT ids come back as JS numbers; one beyond Number.MAX_SAFE_INTEGER would still arrive as a string.
     supportBigNumbers: true,
     bigNumberStrings: false,
+    // mysql2 would capture a stack trace on every query to point a driver error at its caller; TypeORM raises its own error, whose stack is the one logged.
+    trace: false,
     migrations: MIGRATIONS.mysql,
     extra: { connectionLimit: 10 },
   };
