@@ -68,6 +68,18 @@ describeOnStore('conditional GET', () => {
       expect(remaining(await client.get(`/v1/pets/${pet.id}`))).toBe(98);
     });
 
+    it('answers HEAD as GET: the same ETag, and If-None-Match with it 304 without spending quota', async () => {
+      const client = await newClient();
+      const tag = etag(await client.get(`/v1/pets/${pet.id}`));
+      const head = await client.request({ method: 'HEAD', url: `/v1/pets/${pet.id}` });
+      expect({ status: head.status, text: head.text, etag: head.headers.etag }).toEqual({ status: 200, text: '', etag: tag });
+      expect(remaining(head)).toBe(98);
+      const notModified = await client.request({ method: 'HEAD', url: `/v1/pets/${pet.id}`, headers: { 'if-none-match': tag } });
+      expectNotModified(notModified, tag);
+      expect(remaining(notModified)).toBe(98);
+      expect(remaining(await client.get(`/v1/pets/${pet.id}`))).toBe(97);
+    });
+
     it('compares weakly and takes a list of tags or *, per RFC 9110', async () => {
       const client = await newClient();
       const tag = etag(await client.get(`/v1/pets/${pet.id}`));

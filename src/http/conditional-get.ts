@@ -47,7 +47,8 @@ const answerConditionally: onSendHookHandler = (request, reply, payload, done) =
   const charge = takeDeferredCharge(request);
   if (noneMatchHolds(request.headers['if-none-match'], tag)) {
     reply.header('etag', tag).code(304).removeHeader('content-type');
-    return done(null, null);
+    // No body; Fastify's own HEAD hook, which runs next on a HEAD route, measures a string and fails on null.
+    return done(null, request.method === 'HEAD' ? '' : null);
   }
   const send = () => {
     reply.header('etag', tag);
@@ -61,7 +62,8 @@ const answerConditionally: onSendHookHandler = (request, reply, payload, done) =
 export function registerConditionalGet(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {
     if ((route.config as ConditionalRouteConfig | undefined)?.conditionalGet !== true) return;
-    route.onSend = [...hookList(route.onSend), answerConditionally];
+    // First: on the HEAD route Fastify derives from a GET, its own hook drops the body it would tag.
+    route.onSend = [answerConditionally, ...hookList(route.onSend)];
   });
 }
 
