@@ -105,6 +105,15 @@ describeOnStore('Idempotency-Key on POST /v1/pets', () => {
     expect(await countRows('pets')).toBe(pets);
   });
 
+  it('judges the body before the key: a used key with an invalid body is 400 validation_failed, and the stored answer stays', async () => {
+    const key = freshKey();
+    const first = await create({ name: 'Rex', categoryId: 3 }, key);
+    expectErrorBody(await create({ name: 'Rex' }, key), 400, 'validation_failed');
+    const retry = await create({ name: 'Rex', categoryId: 3 }, key);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual(first.body);
+  });
+
   it('refuses the same key while the first request is still in progress: 409 idempotency_key_in_use', async () => {
     const key = freshKey();
     const body = { name: 'Rex', categoryId: 3 };

@@ -1,8 +1,10 @@
-import { Body, Controller, Get, Module, NotFoundException, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Module, NotFoundException, Param, Post } from '@nestjs/common';
 import { IsString, Length } from 'class-validator';
 import type { KeyCaller } from '../src/http/caller';
 import { Public } from '../src/http/public.decorator';
 import { CurrentCaller } from '../src/http/request-context';
+import { IdempotencyModule } from '../src/idempotency/idempotency.module';
+import { Idempotent } from '../src/idempotency/http/idempotent.decorator';
 import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
@@ -16,6 +18,8 @@ class CreateGreetingDto {
 
 @Controller({ path: 'greetings', version: '1' })
 class GreetingsController {
+  private cardsSent = 0;
+
   @Post()
   create(@Body() body: CreateGreetingDto, @CurrentCaller() caller: KeyCaller): { text: string; keyId: number } {
     return { text: `Hello, ${body.name}`, keyId: caller.keyId };
@@ -26,6 +30,14 @@ class GreetingsController {
     throw new NotFoundException(`No greeting ${greetingId}`);
   }
 
+  /** Made safe to retry in one line; the status declared below the decorator still applies, replays included. */
+  @Post('cards')
+  @Idempotent()
+  @HttpCode(202)
+  sendCard(@Body() body: CreateGreetingDto): { card: number; to: string } {
+    return { card: ++this.cardsSent, to: body.name };
+  }
+
   @Public()
   @Get('public/hello')
   hello(): { hello: string } {
@@ -33,7 +45,7 @@ class GreetingsController {
   }
 }
 
-@Module({ controllers: [GreetingsController] })
+@Module({ imports: [IdempotencyModule], controllers: [GreetingsController] })
 class GreetingsModule {}
 
 const remaining = (response: ApiResponse) => Number(response.headers['x-ratelimit-remaining']);
@@ -100,5 +112,20 @@ describeOnStore('a module added the way a backend developer adds one', () => {
     expectErrorBody(refused, 429, 'rate_limited');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(remaining(await from('198.51.100.4'))).toBe(7);
+  });
+
+  it('makes a create-like route safe to retry with @Idempotent() alone', async () => {
+    const other = await testApp.createKey({ plan: 'free' });
+    const sender = testApp.anonymous.withHeaders({ authorization: `Bearer ${other.secret}` });
+    const send = (key: string, name: string) => sender.withHeaders({ 'idempotency-key': key }).post<{ card: number; to: string }>('/v1/greetings/cards', { name });
+    const first = await send('card-1', 'Rex');
+    const retry = await send('card-1', 'Rex');
+    const next = await send('card-2', 'Rex');
+    expect([first.status, retry.status, next.status]).toEqual([202, 202, 202]);
+    expect(retry.body).toEqual(first.body);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(next.body.card).toBe(first.body.card + 1);
+    expectErrorBody(await send('card-1', 'Tom'), 422, 'idempotency_key_reused');
   });
 });

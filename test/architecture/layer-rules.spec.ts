@@ -127,8 +127,8 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
     ],
     [
       "a module that reaches into another's http for anything but a route decorator",
-      { 'src/pets/http/bad.ts': "import { IdempotencyInterceptor } from '../../idempotency/http/idempotency.interceptor';\nexport const x = IdempotencyInterceptor;\n", 'src/idempotency/http/idempotency.interceptor.ts': 'export class IdempotencyInterceptor {}\n' },
-      ['modules-meet-through-their-exports: src/pets/http/bad.ts -> src/idempotency/http/idempotency.interceptor.ts'],
+      { 'src/pets/http/bad.ts': "import { ReplayHeaders } from '../../idempotency/http/replay-headers';\nexport const x = ReplayHeaders;\n", 'src/idempotency/http/replay-headers.ts': 'export class ReplayHeaders {}\n' },
+      ['modules-meet-through-their-exports: src/pets/http/bad.ts -> src/idempotency/http/replay-headers.ts'],
     ],
     [
       'the shared request kernel (src/http) importing a feature module',
