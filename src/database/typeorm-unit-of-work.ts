@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
 import { SqliteStatementGate } from './sqlite-statement-gate';
 import { UnitOfWork } from './unit-of-work';
 
@@ -66,18 +66,29 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
 
   /** Runs one statement through `manager()` and answers how many rows it changed, which `query()` alone does not say on every driver. */
   async execute(sql: string, parameters: unknown[]): Promise<number> {
-    const manager = await this.manager();
-    const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
-    try {
-      return (await runner.query(sql, parameters, true)).affected ?? 0;
-    } finally {
-      if (runner !== manager.queryRunner) await runner.release();
-    }
+    return (await this.structuredQuery(sql, parameters)).affected ?? 0;
+  }
+
+  /** Runs one INSERT through `manager()` and answers the id the store generated for its row. */
+  async insert(sql: string, parameters: unknown[]): Promise<number> {
+    const { raw } = await this.structuredQuery(sql, parameters);
+    // mysql2 answers a result header; better-sqlite3 the row id itself.
+    return Number(typeof raw === 'object' && raw !== null ? (raw as { insertId: number | string }).insertId : raw);
   }
 
   /** TypeORM's `transaction()` callback shape, for a repository that runs several statements as one. */
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.run(async () => work(await this.manager()));
+  }
+
+  private async structuredQuery(sql: string, parameters: unknown[]): Promise<QueryResult> {
+    const manager = await this.manager();
+    const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
+    try {
+      return await runner.query(sql, parameters, true);
+    } finally {
+      if (runner !== manager.queryRunner) await runner.release();
+    }
   }
 
   private unitInProgress(): Unit | undefined {

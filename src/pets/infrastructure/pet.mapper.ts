@@ -12,13 +12,4 @@ export const PetMapper = {
       status: entity.status,
     };
   },
-
-  /** A row to insert: the store assigns the id. */
-  toPersistence(pet: Omit<Pet, 'id'>): PetOrmEntity {
-    const entity = new PetOrmEntity();
-    entity.name = pet.name;
-    entity.categoryId = pet.categoryId;
-    entity.status = pet.status;
-    return entity;
-  },
 };

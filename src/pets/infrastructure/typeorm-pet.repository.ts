@@ -9,14 +9,16 @@ import { PetOrmEntity } from './pet.orm-entity';
 const COLUMNS = 'id, name, category_id AS categoryId, status';
 
 /**
- * Reads are fixed statements with bound parameters: through find options,
- * TypeORM's SQLite driver writes each id into the SQL text, so every request
- * would prepare a statement anew instead of reusing the one TypeORM caches.
+ * Fixed statements with bound parameters: through find options and
+ * `insert()`, TypeORM's SQLite driver writes values into the SQL text, so
+ * requests would prepare statements anew instead of reusing the ones TypeORM
+ * caches (docs/adr/0006, 0019).
  */
 const SQL = {
   byId: `SELECT ${COLUMNS} FROM pets WHERE id = ?`,
   page: `SELECT ${COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`,
   pageByStatus: `SELECT ${COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`,
+  insert: 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)',
 } as const;
 
 /** A read that may lag may run on a replica; one that must be latest runs on the primary. */
@@ -37,9 +39,8 @@ export class TypeOrmPetRepository extends PetRepository {
   }
 
   async create(pet: Omit<Pet, 'id'>): Promise<Pet> {
-    const manager = await this.unitOfWork.manager();
-    const { identifiers } = await manager.insert(PetOrmEntity, PetMapper.toPersistence(pet));
-    return { id: Number(identifiers[0].id), ...pet };
+    const id = await this.unitOfWork.insert(SQL.insert, [pet.name, pet.categoryId, pet.status]);
+    return { id, ...pet };
   }
 
   async findById(id: number, freshness: ReadFreshness): Promise<Pet | null> {
