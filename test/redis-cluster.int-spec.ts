@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis';
-import { redisKey } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
+import { redisKey, RedisRateLimitStore } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
 import { currentTag, expectConditionalsToSpendNothing } from './support/conditional-load';
 import { isClusterToolsAvailable, LocalRedisCluster, startRedisCluster } from './support/redis-cluster';
 import { ServiceProcess, startServiceProcess } from './support/service-process';
@@ -86,6 +86,23 @@ function concurrently(instances: ServiceProcess[], key: Key, count: number): Pro
       });
     }
   });
+
+  it('connects without a moment of degraded counting: twenty stores opened one after another each answer from the cluster at once', async () => {
+    const warnings: string[] = [];
+    const logger = { warn: (message: string) => warnings.push(message), log: () => undefined };
+    const nodes = (cluster as LocalRedisCluster).ports.map((port) => ({ host: '127.0.0.1', port }));
+    for (let i = 0; i < 20; i++) {
+      const store = new RedisRateLimitStore({ clusterNodes: nodes, logger, keyPrefix: prefix });
+      try {
+        const deadline = Date.now() + 5_000;
+        while (store.degraded && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(store.degraded).toBe(false);
+      } finally {
+        await store.close();
+      }
+    }
+    expect(warnings).toEqual([]);
+  }, 60_000);
 
   it('accepts exactly 60 of 1,000 concurrent requests for a 60-per-minute key sent to both', async () => {
     const key = await newKey('free');

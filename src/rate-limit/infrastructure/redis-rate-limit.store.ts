@@ -221,6 +221,9 @@ function connect(options: RedisRateLimitStoreOptions): RateLimitRedis {
       {
         redisOptions,
         enableOfflineQueue: false,
+        // Its CLUSTER INFO goes out before the node connections are open and, with no offline queue, fails and
+        // reconnects at random; the store opens the masters itself before it counts in the cluster.
+        enableReadyCheck: false,
         retryDelayOnFailover: 0,
         retryDelayOnClusterDown: 0,
         retryDelayOnTryAgain: 0,
