@@ -10,8 +10,10 @@ import { ApiKeysService, CreatedApiKey } from './auth/application/api-keys.servi
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from './app.setup';
 import { ConfigError, loadConfig } from './config/app-config';
 import { shutDownOnSignals } from './ops/graceful-shutdown';
+import { limitHeapGrowth } from './ops/heap-growth';
 
 async function bootstrap(): Promise<void> {
+  limitHeapGrowth();
   const config = loadConfig();
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(config), {
     ...NEST_APP_OPTIONS,

@@ -1,0 +1,18 @@
+import { setFlagsFromString } from 'node:v8';
+
+/** How far V8 lets the old space grow past what survived the last full collection: half as much again. */
+export const HEAP_GROWING_PERCENT = 50;
+
+const FLAG = '--heap-growing-percent';
+
+/**
+ * Under steady load V8 lets the old space grow up to four times what survives
+ * a full collection before the next one, and the resident size follows; this
+ * keeps it at one and a half times (docs/adr/0020). A process started with its
+ * own `--heap-growing-percent` keeps the operator's value.
+ */
+export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): boolean {
+  if (execArgv.some((arg) => arg === FLAG || arg.startsWith(`${FLAG}=`))) return false;
+  setFlags(`${FLAG}=${HEAP_GROWING_PERCENT}`);
+  return true;
+}
