@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
@@ -39,6 +39,7 @@ export const SWEEP_INTERVAL_MS = 60_000;
  */
 @Injectable()
 export class IdempotencyService {
+  private readonly logger = new Logger('Idempotency');
   private nextSweepAt = 0;
 
   constructor(
@@ -106,9 +107,14 @@ export class IdempotencyService {
     return this.config.idempotencyLeaseSeconds * 1000;
   }
 
+  /** Housekeeping after a create is committed: a sweep that fails (a deadlock with concurrent claims, say) must not turn that create into an error. */
   private async removeExpiredWhenDue(now: number): Promise<void> {
     if (now < this.nextSweepAt) return;
     this.nextSweepAt = now + SWEEP_INTERVAL_MS;
-    await this.records.removeExpired(now, SWEEP_BATCH);
+    try {
+      await this.records.removeExpired(now, SWEEP_BATCH);
+    } catch (error) {
+      this.logger.warn(`Removing expired idempotency records failed (${(error as Error).message}); the next sweep tries again`);
+    }
   }
 }
