@@ -8,7 +8,7 @@ describe('limitHeapGrowth', () => {
     expect(set).toEqual([`--heap-growing-percent=${HEAP_GROWING_PERCENT}`]);
   });
 
-  it.each([[['--heap-growing-percent=20']], [['--heap-growing-percent', '20']]])('keeps the value the operator started node with: %j', (execArgv) => {
+  it.each([[['--heap-growing-percent=20']], [['--heap_growing_percent=20']]])('keeps the value the operator started node with: %j', (execArgv) => {
     const set: string[] = [];
     expect(limitHeapGrowth(execArgv, (flags) => set.push(flags))).toBe(false);
     expect(set).toEqual([]);

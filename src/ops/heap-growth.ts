@@ -4,6 +4,8 @@ import { setFlagsFromString } from 'node:v8';
 export const HEAP_GROWING_PERCENT = 50;
 
 const FLAG = '--heap-growing-percent';
+/** The flag as an operator may give it: V8 reads `-` and `_` alike, and takes the value only after `=`. */
+const GIVEN = /^--heap[-_]growing[-_]percent=/;
 
 /**
  * Under steady load V8 lets the old space grow up to four times what survives
@@ -12,7 +14,7 @@ const FLAG = '--heap-growing-percent';
  * own `--heap-growing-percent` keeps the operator's value.
  */
 export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): boolean {
-  if (execArgv.some((arg) => arg === FLAG || arg.startsWith(`${FLAG}=`))) return false;
+  if (execArgv.some((arg) => GIVEN.test(arg))) return false;
   setFlags(`${FLAG}=${HEAP_GROWING_PERCENT}`);
   return true;
 }
