@@ -62,7 +62,10 @@ describe('IdempotencyService', () => {
     service = moduleRef.get(IdempotencyService);
   });
 
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
 
   it('runs the operation without touching the records when the request has no key', async () => {
     await expect(service.perform({ ...request, key: undefined }, async () => ({ status: 201, body: 1 }))).resolves.toEqual({

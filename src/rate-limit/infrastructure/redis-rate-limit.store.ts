@@ -221,8 +221,8 @@ function connect(options: RedisRateLimitStoreOptions): RateLimitRedis {
       {
         redisOptions,
         enableOfflineQueue: false,
-        // Its CLUSTER INFO goes out before the node connections are open and, with no offline queue, fails and
-        // reconnects at random; the store opens the masters itself before it counts in the cluster.
+        // The ready check's CLUSTER INFO may go out before the node connections are open and, with no offline queue,
+        // fail and reconnect; the store opens the masters itself before it counts in the cluster.
         enableReadyCheck: false,
         retryDelayOnFailover: 0,
         retryDelayOnClusterDown: 0,
