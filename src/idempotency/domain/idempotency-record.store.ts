@@ -50,6 +50,6 @@ export abstract class IdempotencyRecordStore {
   abstract release(claim: IdempotencyClaim): Promise<void>;
   /** Removes the record of this scope if it expired at `now`. */
   abstract forgetIfExpired(scope: IdempotencyScope, now: number): Promise<void>;
-  /** Removes at most `limit` expired records, found through the expiry index. */
+  /** Removes at most `limit` expired records, the oldest first, without waiting on requests in progress. */
   abstract removeExpired(now: number, limit: number): Promise<void>;
 }

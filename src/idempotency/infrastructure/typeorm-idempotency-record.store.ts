@@ -17,12 +17,20 @@ const SQL = {
   forgetIfExpired: `DELETE FROM idempotency_records ${BY_SCOPE} AND expires_at <= ?`,
 } as const;
 
-/** Both delete through the expiry index, a bounded batch at a time; SQLite has no DELETE … LIMIT by default. */
-const REMOVE_EXPIRED = {
-  mysql: 'DELETE FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?',
-  sqlite: `DELETE FROM idempotency_records WHERE rowid IN
-    (SELECT rowid FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
-} as const;
+/** SQLite deletes through the expiry index, a bounded batch at a time; it has no DELETE … LIMIT by default. */
+const REMOVE_EXPIRED_SQLITE = `DELETE FROM idempotency_records WHERE rowid IN
+  (SELECT rowid FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`;
+
+/**
+ * MySQL finds a batch with a read that takes no locks, then deletes those rows
+ * by primary key: a locking scan of the expiry index would lock the entry just
+ * past its range, which is where creates in progress keep their claims, and
+ * wait on them or deadlock with them.
+ */
+const EXPIRED_BATCH_MYSQL = 'SELECT api_key_id AS apiKeyId, idempotency_key AS `key` FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?';
+/** Rechecks the expiry, since a retry may have claimed the key again since the read; the hint keeps the optimizer off the expiry index. */
+const deleteExpiredMysql = (rows: number) =>
+  `DELETE r FROM idempotency_records r FORCE INDEX (PRIMARY) WHERE (api_key_id, idempotency_key) IN (${Array(rows).fill('(?, ?)').join(', ')}) AND expires_at <= ?`;
 
 /** Every statement goes through the unit of work, so `complete` joins the transaction of the operation it records. */
 @Injectable()
@@ -69,7 +77,12 @@ export class TypeOrmIdempotencyRecordStore extends IdempotencyRecordStore {
 
   async removeExpired(now: number, limit: number): Promise<void> {
     const manager = await this.unitOfWork.manager();
-    const driver = manager.connection.options.type === 'mysql' ? 'mysql' : 'sqlite';
-    await manager.query(REMOVE_EXPIRED[driver], [now, limit]);
+    if (manager.connection.options.type !== 'mysql') {
+      await manager.query(REMOVE_EXPIRED_SQLITE, [now, limit]);
+      return;
+    }
+    const expired: Array<{ apiKeyId: number; key: string }> = await manager.query(EXPIRED_BATCH_MYSQL, [now, limit]);
+    if (expired.length === 0) return;
+    await manager.query(deleteExpiredMysql(expired.length), [...expired.flatMap((row) => [row.apiKeyId, row.key]), now]);
   }
 }
