@@ -1,10 +1,9 @@
 import { DataSource } from 'typeorm';
-import { createDataSourceOptions } from '../src/database/database-options';
-import { runMigrations } from '../src/database/run-migrations';
 import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
 import { IdempotencyClaim } from '../src/idempotency/domain/idempotency-record.store';
 import { TypeOrmIdempotencyRecordStore } from '../src/idempotency/infrastructure/typeorm-idempotency-record.store';
-import { createTestDatabase, TestDatabase, TestStore } from './support/test-database';
+import { MigratedDataSource, openMigratedDataSource } from './support/migrated-data-source';
+import { TestStore } from './support/test-database';
 
 const stores: TestStore[] = process.env.MYSQL_AVAILABLE === '1' ? ['sqlite', 'mysql'] : ['sqlite'];
 const NOW = 1_000_000;
@@ -12,23 +11,19 @@ const FINGERPRINT = 'f'.repeat(64);
 
 /** The sweep of expired idempotency records, on each store. */
 describe.each(stores)('TypeOrmIdempotencyRecordStore.removeExpired [%s]', (store) => {
-  let database: TestDatabase;
+  let migrated: MigratedDataSource;
   let dataSource: DataSource;
   let unitOfWork: TypeOrmUnitOfWork;
   let records: TypeOrmIdempotencyRecordStore;
 
   beforeAll(async () => {
-    database = await createTestDatabase(store);
-    dataSource = await new DataSource(createDataSourceOptions(database.url)).initialize();
-    await runMigrations(dataSource);
+    migrated = await openMigratedDataSource(store);
+    dataSource = migrated.dataSource;
     unitOfWork = new TypeOrmUnitOfWork(dataSource);
     records = new TypeOrmIdempotencyRecordStore(unitOfWork);
   });
 
-  afterAll(async () => {
-    if (dataSource?.isInitialized) await dataSource.destroy();
-    await database?.drop();
-  });
+  afterAll(() => migrated?.close());
 
   beforeEach(() => dataSource.query('DELETE FROM idempotency_records'));
 

@@ -1,30 +1,24 @@
 import { DataSource } from 'typeorm';
-import { createDataSourceOptions } from '../src/database/database-options';
 import { primaryReads } from '../src/database/database-reads';
-import { runMigrations } from '../src/database/run-migrations';
 import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
 import { Pet } from '../src/pets/domain/pet';
 import { PetOrmEntity } from '../src/pets/infrastructure/pet.orm-entity';
 import { TypeOrmPetRepository } from '../src/pets/infrastructure/typeorm-pet.repository';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { MigratedDataSource, openMigratedDataSource } from './support/migrated-data-source';
 
 /** The pet repository on the real MariaDB, with the service's own options and migrations. */
 (process.env.MYSQL_AVAILABLE === '1' ? describe : describe.skip)('TypeOrmPetRepository on MySQL [mysql]', () => {
-  let database: TestDatabase;
+  let migrated: MigratedDataSource;
   let dataSource: DataSource;
   let repository: TypeOrmPetRepository;
 
   beforeAll(async () => {
-    database = await createTestDatabase('mysql');
-    dataSource = await new DataSource(createDataSourceOptions(database.url, [PetOrmEntity])).initialize();
-    await runMigrations(dataSource);
+    migrated = await openMigratedDataSource('mysql', [PetOrmEntity]);
+    dataSource = migrated.dataSource;
     repository = new TypeOrmPetRepository(new TypeOrmUnitOfWork(dataSource), primaryReads(dataSource));
   });
 
-  afterAll(async () => {
-    if (dataSource?.isInitialized) await dataSource.destroy();
-    await database?.drop();
-  });
+  afterAll(() => migrated?.close());
 
   beforeEach(() => dataSource.query('DELETE FROM pets'));
 

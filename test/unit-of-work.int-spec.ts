@@ -1,28 +1,23 @@
 import { DataSource } from 'typeorm';
-import { createDataSourceOptions } from '../src/database/database-options';
-import { runMigrations } from '../src/database/run-migrations';
 import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
-import { createTestDatabase, TestDatabase, TestStore } from './support/test-database';
+import { MigratedDataSource, openMigratedDataSource } from './support/migrated-data-source';
+import { TestStore } from './support/test-database';
 
 const stores: TestStore[] = process.env.MYSQL_AVAILABLE === '1' ? ['sqlite', 'mysql'] : ['sqlite'];
 
 /** The unit of work on each store: a transaction per unit, on a pooled connection of its own (MySQL) or SQLite's one connection held alone. */
 describe.each(stores)('TypeOrmUnitOfWork [%s]', (store) => {
-  let database: TestDatabase;
+  let migrated: MigratedDataSource;
   let dataSource: DataSource;
   let unitOfWork: TypeOrmUnitOfWork;
 
   beforeAll(async () => {
-    database = await createTestDatabase(store);
-    dataSource = await new DataSource(createDataSourceOptions(database.url)).initialize();
-    await runMigrations(dataSource);
+    migrated = await openMigratedDataSource(store);
+    dataSource = migrated.dataSource;
     unitOfWork = new TypeOrmUnitOfWork(dataSource);
   });
 
-  afterAll(async () => {
-    if (dataSource?.isInitialized) await dataSource.destroy();
-    await database?.drop();
-  });
+  afterAll(() => migrated?.close());
 
   beforeEach(() => dataSource.query('DELETE FROM pets'));
 
