@@ -25,7 +25,7 @@ const REMOVE_EXPIRED_SQLITE = `DELETE FROM idempotency_records WHERE rowid IN
  * MySQL finds a batch with a read that takes no locks, then deletes those rows
  * by primary key: a locking scan of the expiry index would lock the entry just
  * past its range, which is where creates in progress keep their claims, and
- * wait on them or deadlock with them.
+ * wait on them or deadlock with them (docs/adr/0021).
  */
 const EXPIRED_BATCH_MYSQL = 'SELECT api_key_id AS apiKeyId, idempotency_key AS `key` FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?';
 /** Rechecks the expiry, since a retry may have claimed the key again since the read; the hint keeps the optimizer off the expiry index. */
