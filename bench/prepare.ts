@@ -51,19 +51,32 @@ export function createApiKey(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * The baseline runs as plain JavaScript, so no compiler sits in its memory or its
- * start-up time. It imports nothing of the service, so a transpile of its one file is enough.
+ * Transpiles bench/<folder>/*.ts to plain JavaScript under bench/results, so
+ * that no compiler sits in a measured server's memory or start-up time. These
+ * servers import nothing of the service, so a transpile of each file is enough.
  */
+function compileFolder(folder: 'baseline' | 'floor'): void {
+  const source = join(ROOT, 'bench', folder);
+  const target = join(RESULTS_DIR, folder);
+  mkdirSync(target, { recursive: true });
+  for (const file of readdirSync(source).filter((name) => name.endsWith('.ts') && !name.endsWith('.spec.ts'))) {
+    const { outputText } = transpileModule(readFileSync(join(source, file), 'utf8'), {
+      compilerOptions: { module: ModuleKind.CommonJS, target: ScriptTarget.ES2022, esModuleInterop: true, experimentalDecorators: true, emitDecoratorMetadata: true },
+    });
+    writeFileSync(join(target, file.replace(/\.ts$/, '.js')), outputText);
+  }
+}
+
+/** The bare Fastify baseline, compiled; answers the script to run. */
 export function compileBaseline(): string {
-  const source = readFileSync(join(ROOT, 'bench', 'baseline', 'server.ts'), 'utf8');
-  const { outputText } = transpileModule(source, {
-    compilerOptions: { module: ModuleKind.CommonJS, target: ScriptTarget.ES2022, esModuleInterop: true },
-  });
-  const directory = join(RESULTS_DIR, 'baseline');
-  mkdirSync(directory, { recursive: true });
-  const path = join(directory, 'server.js');
-  writeFileSync(path, outputText);
-  return path;
+  compileFolder('baseline');
+  return join(RESULTS_DIR, 'baseline', 'server.js');
+}
+
+/** The library floor (bench/floor); it imports the baseline's work, so compile the baseline first. */
+export function compileFloor(): string {
+  compileFolder('floor');
+  return join(RESULTS_DIR, 'floor', 'server.js');
 }
 
 export { MAIN };

@@ -1,0 +1,217 @@
+/**
+ * The work the baseline does per request, as plain functions over Fastify's
+ * request and reply, so that bench/floor can do the very same work inside
+ * NestJS. It imports no service code.
+ */
+import Database from 'better-sqlite3';
+import { createHash, hash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createPool } from 'mysql2';
+
+export type Row = { id: number; name: string; categoryId: number; status: string };
+
+export interface Store {
+  page(status: string | undefined, afterId: number, limit: number): Promise<Row[]>;
+  byId(id: number): Promise<Row | undefined>;
+  insert(name: string, categoryId: number, status: string): Promise<number>;
+}
+
+const COLUMNS = 'id, name, category_id AS categoryId, status';
+const SQL = {
+  page: `SELECT ${COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`,
+  pageByStatus: `SELECT ${COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`,
+  byId: `SELECT ${COLUMNS} FROM pets WHERE id = ?`,
+  insert: 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)',
+};
+
+export function openStore(url: string): Store {
+  if (url.startsWith('sqlite:')) {
+    const db = new Database(url.slice('sqlite:'.length));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    const page = db.prepare(SQL.page);
+    const pageByStatus = db.prepare(SQL.pageByStatus);
+    const byId = db.prepare(SQL.byId);
+    const insert = db.prepare(SQL.insert);
+    return {
+      page: async (status, afterId, limit) => {
+        await nextTurn();
+        return (status ? pageByStatus.all(status, afterId, limit) : page.all(afterId, limit)) as Row[];
+      },
+      byId: async (id) => {
+        await nextTurn();
+        return byId.get(id) as Row | undefined;
+      },
+      insert: async (name, categoryId, status) => {
+        await nextTurn();
+        return Number(insert.run(name, categoryId, status).lastInsertRowid);
+      },
+    };
+  }
+  const pool = createPool({
+    uri: url.replace(/^mariadb:/, 'mysql:'),
+    connectionLimit: 10,
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+  });
+  const query = <T>(sql: string, values: unknown[]) =>
+    new Promise<T>((resolve, reject) =>
+      pool.getConnection((unavailable, connection) => {
+        if (unavailable) return reject(unavailable);
+        connection.query(sql, values, (error, result) => {
+          connection.release();
+          if (error) reject(error);
+          else resolve(result as T);
+        });
+      }),
+    );
+  return {
+    page: (status, afterId, limit) => query<Row[]>(status ? SQL.pageByStatus : SQL.page, status ? [status, afterId, limit] : [afterId, limit]),
+    byId: async (id) => (await query<Row[]>(SQL.byId, [id]))[0],
+    insert: async (name, categoryId, status) => Number((await query<{ insertId: number }>(SQL.insert, [name, categoryId, status])).insertId),
+  };
+}
+
+const STATUSES = new Set(['available', 'pending', 'sold']);
+const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
+const DEPRECATION = `@${Date.parse('2026-11-21T00:00:00Z') / 1000}`;
+const PER_MINUTE = 100_000_000;
+const PER_DAY = 1_000_000_000;
+
+/** Helmet's headers as the service configures them (src/ops/security.ts), on every response. */
+const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  [
+    'content-security-policy',
+    "default-src 'self';base-uri 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;" +
+      "font-src 'self' data:;connect-src 'self';object-src 'none';frame-ancestors 'none';form-action 'self'",
+  ],
+  ['cross-origin-opener-policy', 'same-origin'],
+  ['cross-origin-resource-policy', 'same-origin'],
+  ['origin-agent-cluster', '?1'],
+  ['referrer-policy', 'no-referrer'],
+  ['strict-transport-security', 'max-age=31536000; includeSubDomains'],
+  ['x-content-type-options', 'nosniff'],
+  ['x-dns-prefetch-control', 'off'],
+  ['x-download-options', 'noopen'],
+  ['x-frame-options', 'DENY'],
+  ['x-permitted-cross-domain-policies', 'none'],
+  ['x-xss-protection', '0'],
+];
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const keyHashes = new Map<string, string>();
+if (process.env.BENCH_API_KEY) keyHashes.set(sha256(process.env.BENCH_API_KEY), 'bench');
+const counters = new Map<string, { windowStart: number; count: number }>();
+
+const toPet = (row: Row) => ({ id: Number(row.id), name: row.name, categoryId: Number(row.categoryId), status: row.status });
+const fail = (reply: FastifyReply, status: number, code: string, message: string) => reply.code(status).send({ code, message, status });
+const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+const origin = (request: FastifyRequest) => `http://${request.headers.host ?? 'localhost'}`;
+
+function decodeCursor(cursor: string): number {
+  const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  return /^p1\.\d{1,16}$/.test(text) ? Number(text.slice(3)) : NaN;
+}
+
+/**
+ * What every request costs before its route: the security headers and request
+ * id, then, on /v1, the key's hash looked up and, unless `count` is off (a
+ * rate limiter of its own counts), one in-memory counter with the rate-limit headers.
+ */
+export const beforeRoute =
+  ({ count }: { count: boolean }) =>
+  // Answers the reply when it has sent it, so Fastify runs nothing more for the request.
+  async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    for (const [name, value] of SECURITY_HEADERS) reply.header(name, value);
+    reply.header('x-request-id', request.id);
+    // Like the service: operational routes outside /v1 need no key and are not counted.
+    if (!request.url.startsWith('/v1/')) return undefined;
+    let caller = request.ip;
+    if (keyHashes.size) {
+      const match = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+      const keyId = match ? keyHashes.get(sha256(match[1])) : undefined;
+      if (!keyId) {
+        reply.header('www-authenticate', 'Bearer realm="animal-store"');
+        return fail(reply, 401, 'unauthorized', 'A valid API key is required');
+      }
+      caller = keyId;
+    }
+    if (!count) return undefined;
+    const now = Date.now();
+    const windowStart = now - (now % 60_000);
+    let counter = counters.get(caller);
+    if (!counter || counter.windowStart !== windowStart) counters.set(caller, (counter = { windowStart, count: 0 }));
+    counter.count += 1;
+    reply.header('x-ratelimit-limit', PER_MINUTE);
+    reply.header('x-ratelimit-remaining', PER_MINUTE - counter.count);
+    reply.header('x-ratelimit-reset', (windowStart + 60_000) / 1000);
+    // The IETF fields as the service writes them; the day is not counted apart here, its string is built all the same.
+    const secondsLeft = Math.ceil((windowStart + 60_000 - now) / 1000);
+    reply.header('ratelimit-policy', `"minute";q=${PER_MINUTE};w=60, "day";q=${PER_DAY};w=86400`);
+    reply.header('ratelimit', `"minute";r=${PER_MINUTE - counter.count};t=${secondsLeft}, "day";r=${PER_DAY - counter.count};t=86400`);
+    return undefined;
+  };
+
+/** A GET's JSON with its ETag (a digest of the body and the Link header), or 304 when If-None-Match names it. */
+function sendTagged(request: FastifyRequest, reply: FastifyReply, body: unknown): FastifyReply {
+  const json = JSON.stringify(body);
+  const link = String(reply.getHeader('link') ?? '');
+  const tag = `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
+  reply.header('etag', tag);
+  if (request.headers['if-none-match'] === tag) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(json);
+}
+
+/** GET /v1/pets: a page, its `Link` to the next one, tagged. */
+export const listPets =
+  (store: Store) =>
+  async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const query = request.query as Record<string, string | undefined>;
+    const limit = query.limit === undefined ? 20 : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
+    if (!(limit >= 1 && limit <= 100)) return fail(reply, 400, 'validation_failed', 'limit must be an integer from 1 to 100');
+    if (query.status !== undefined && !STATUSES.has(query.status)) return fail(reply, 400, 'validation_failed', 'status is invalid');
+    const afterId = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+    if (!(afterId >= 0)) return fail(reply, 400, 'validation_failed', 'cursor is malformed');
+    const rows = await store.page(query.status, afterId, limit + 1);
+    const pets = rows.slice(0, limit).map(toPet);
+    if (rows.length > limit) {
+      const next = new URLSearchParams({ limit: String(limit) });
+      if (query.status) next.set('status', query.status);
+      next.set('cursor', Buffer.from(`p1.${pets[pets.length - 1].id}`).toString('base64url'));
+      reply.header('link', `<${origin(request)}/v1/pets?${next}>; rel="next"`);
+    }
+    return sendTagged(request, reply, pets);
+  };
+
+/** GET /v1/pets/:petId, deprecated: one pet, tagged. */
+export const getPet =
+  (store: Store) =>
+  async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    reply.header('deprecation', DEPRECATION);
+    reply.header('sunset', SUNSET);
+    reply.header('link', `<${origin(request)}/v1/pets>; rel="successor-version"`);
+    const { petId } = request.params as { petId: string };
+    const id = /^\d{1,16}$/.test(petId) ? Number(petId) : NaN;
+    if (!isId(id)) return fail(reply, 400, 'validation_failed', 'petId is invalid');
+    const row = await store.byId(id);
+    return row ? sendTagged(request, reply, toPet(row)) : fail(reply, 404, 'not_found', `No pet with id ${id}`);
+  };
+
+/** POST /v1/pets: the body checked by hand, one insert, 201. */
+export const createPet =
+  (store: Store) =>
+  async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const body = request.body as Record<string, unknown> | null;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(reply, 400, 'validation_failed', 'Request body must be a JSON object');
+    const { name, categoryId, status = 'available', ...rest } = body;
+    if (Object.keys(rest).length) return fail(reply, 400, 'validation_failed', 'unknown fields');
+    if (typeof name !== 'string' || !/\S/.test(name) || [...name].length > 255) return fail(reply, 400, 'validation_failed', 'name is invalid');
+    if (!isId(categoryId)) return fail(reply, 400, 'validation_failed', 'categoryId is invalid');
+    if (typeof status !== 'string' || !STATUSES.has(status)) return fail(reply, 400, 'validation_failed', 'status is invalid');
+    const id = await store.insert(name, categoryId, status);
+    return reply.code(201).send({ id, name, categoryId, status });
+  };
