@@ -15,6 +15,7 @@ describe('parseArgs', () => {
       port: 3200,
       scale: false,
       scenarios: ['list-first', 'list-deep', 'get', 'create'],
+      floor: undefined,
       profile: undefined,
       help: false,
     });
@@ -44,6 +45,11 @@ describe('parseArgs', () => {
     expect(parseArgs(['--profile', 'create', '--store', 'mysql'])).toMatchObject({ profile: 'create', store: 'mysql' });
   });
 
+  it('puts the library floor in the service\'s place, with NestJS alone or the libraries named', () => {
+    expect(parseArgs(['--floor', 'nest']).floor).toEqual([]);
+    expect(parseArgs(['--floor=typeorm,throttler', '--scenarios', 'get']).floor).toEqual(['typeorm', 'throttler']);
+  });
+
   it('runs the scale run on MySQL with a million pets unless told otherwise', () => {
     expect(parseArgs(['--scale'])).toMatchObject({ scale: true, store: 'mysql', pets: 1_000_000 });
     expect(parseArgs(['--scale', '--pets', '10000000'])).toMatchObject({ scale: true, pets: 10_000_000 });
@@ -70,12 +76,15 @@ describe('parseArgs', () => {
     [['--scenarios'], '--scenarios takes names from list-first,list-deep,get,create,create-idempotent, got ""'],
     [['--profile'], '--profile needs one of list-first, list-deep, get, create, create-idempotent, got nothing'],
     [['--scale', '--profile', 'get'], '--profile and --scale do not go together'],
+    [['--floor', 'typeorm,prisma'], '--floor takes nest or a comma list of typeorm,throttler, got "prisma"'],
+    [['--floor'], '--floor takes nest or a comma list of typeorm,throttler, got ""'],
+    [['--scale', '--floor', 'nest'], '--floor and --scale do not go together'],
   ])('rejects %j with one clear line', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new ArgsError(message));
   });
 
   it('lists every flag in the help', () => {
-    for (const flag of ['--scenarios', '--profile', '--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--slices', '--port', '--scale', '--help']) {
+    for (const flag of ['--scenarios', '--profile', '--floor', '--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--slices', '--port', '--scale', '--help']) {
       expect(USAGE).toContain(flag);
     }
   });

@@ -15,6 +15,8 @@ export interface BenchOptions {
   readonly scale: boolean;
   /** The scenarios compared, in this order. */
   readonly scenarios: readonly ScenarioName[];
+  /** The card libraries of the library floor run in the service's place (empty: NestJS alone); undefined runs the service. */
+  readonly floor?: readonly FloorLibrary[];
   /** Profile the service, then the baseline, under this scenario instead of comparing. */
   readonly profile?: ScenarioName;
   readonly help: boolean;
@@ -22,6 +24,10 @@ export interface BenchOptions {
 
 /** Raised for a command line the bench cannot run; its message is one line. */
 export class ArgsError extends Error {}
+
+/** What bench/floor can add to a bare NestJS application. */
+export const FLOOR_LIBRARIES = ['typeorm', 'throttler'] as const;
+export type FloorLibrary = (typeof FLOOR_LIBRARIES)[number];
 
 export const SCALE_SMALL_PETS = 1_000;
 export const SCALE_DEFAULT_PETS = 1_000_000;
@@ -44,6 +50,11 @@ const FLAGS: readonly Flag[] = [
   { name: 'scenarios', value: 'A,B', help: `only these scenarios, of ${SCENARIO_NAMES.join(',')} (default ${DEFAULT_SCENARIOS.join(',')})` },
   { name: 'scale', help: 'scale run on MySQL: first and deep page at 1,000 and at --pets pets' },
   { name: 'profile', value: 'SCENARIO', help: `run the service, then the baseline, under node --cpu-prof for one scenario (${SCENARIO_NAMES.join(', ')}) and print the top self-time frames of each` },
+  {
+    name: 'floor',
+    value: 'LIBRARIES',
+    help: `in the service's place, the baseline's work inside bare NestJS with these card libraries: nest (none) or a comma list of ${FLOOR_LIBRARIES.join(',')}`,
+  },
   { name: 'help', help: 'print this help' },
 ];
 
@@ -61,6 +72,14 @@ function integer(flag: string, text: string | undefined, min: number, max: numbe
     throw new ArgsError(`--${flag} needs an integer from ${min} to ${max.toLocaleString('en-US')}, got ${text === undefined ? 'nothing' : `"${text}"`}`);
   }
   return Number(text);
+}
+
+function floorLibraries(text: string | undefined): FloorLibrary[] {
+  if (text === 'nest') return [];
+  const names = (text ?? '').split(',');
+  const unknown = names.find((name) => !(FLOOR_LIBRARIES as readonly string[]).includes(name));
+  if (unknown !== undefined) throw new ArgsError(`--floor takes nest or a comma list of ${FLOOR_LIBRARIES.join(',')}, got "${unknown}"`);
+  return names as FloorLibrary[];
 }
 
 /** Reads `--flag value` and `--flag=value` forms; anything unknown or out of range is an ArgsError. */
@@ -95,6 +114,8 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   if (unknown !== undefined) throw new ArgsError(`--scenarios takes names from ${SCENARIO_NAMES.join(',')}, got "${unknown}"`);
   if (scale && given.has('profile')) throw new ArgsError('--profile and --scale do not go together');
   if (scale && pets <= SCALE_SMALL_PETS) throw new ArgsError(`--pets must be above ${SCALE_SMALL_PETS} for --scale`);
+  const floor = given.has('floor') ? floorLibraries(given.get('floor')) : undefined;
+  if (scale && floor) throw new ArgsError('--floor and --scale do not go together');
   const optional = (name: string, fallback: number, min: number, max: number) =>
     given.has(name) ? integer(name, given.get(name), min, max) : fallback;
   const duration = optional('duration', 10, 1, 3_600);
@@ -111,6 +132,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     port: optional('port', 3200, 1, 65_534),
     scale,
     scenarios: scenarios as ScenarioName[],
+    floor,
     profile: profile as ScenarioName | undefined,
     help: given.has('help'),
   };

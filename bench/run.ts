@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ArgsError, BenchOptions, parseArgs, SCALE_SMALL_PETS, USAGE } from './args';
 import { BenchDatabase, DEFAULT_MYSQL_URL, mysqlDatabase, removePetsAfter, seedPets, sqliteDatabase } from './database';
 import { interleave, LoadSettings, LoadStretch, mergeStretches, runLoad, runStretch } from './load';
-import { compileBaseline, createApiKey, ensureBuilt, keysCliExists, MAIN, migrate, RESULTS_DIR } from './prepare';
+import { compileBaseline, compileFloor, createApiKey, ensureBuilt, keysCliExists, MAIN, migrate, RESULTS_DIR } from './prepare';
 import { CpuProfile, selfTimeByOwner, SelfTime, topSelfTime } from './cpu-profile';
 import { comparisonTable, progressLine, roundRatioLines, scaleTable, stealWarning, table, verdictTable, writeResults } from './report';
 import { buildScenarios, Scenario, ScenarioName } from './scenarios';
@@ -63,15 +63,30 @@ interface Profiling {
 /** Lets a profiled server exit cleanly on SIGUSR2, which is when node --cpu-prof writes the profile. */
 const EXIT_ON_SIGUSR2 = 'data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))';
 
-function startTarget(target: Target, prepared: Prepared, port: number, baselineScript: string | undefined, round: number, profiling?: Profiling): Promise<RunningServer> {
+/** What runs on each side: the service is dist/main.js, or the library floor with `--floor`. */
+interface Scripts {
+  readonly service: string;
+  readonly baseline?: string;
+  /** The card libraries the floor runs with; undefined when the service itself runs. */
+  readonly floor?: readonly string[];
+}
+
+function scriptsFor(options: BenchOptions): Scripts {
+  const baseline = compileBaseline();
+  return options.floor ? { service: compileFloor(), baseline, floor: options.floor } : { service: MAIN, baseline };
+}
+
+function startTarget(target: Target, prepared: Prepared, port: number, scripts: Scripts, round: number, profiling?: Profiling): Promise<RunningServer> {
   const env = serverEnv(prepared.database, port);
-  // The baseline checks the key against this one hash; the service reads its keys from the store.
-  if (target === 'baseline' && prepared.apiKey) env.BENCH_API_KEY = prepared.apiKey;
+  const isFloor = target === 'service' && scripts.floor !== undefined;
+  if (isFloor) env.FLOOR_LIBRARIES = scripts.floor!.join(',');
+  // The baseline and the floor check the key against this one hash; the service reads its keys from the store.
+  if ((target === 'baseline' || isFloor) && prepared.apiKey) env.BENCH_API_KEY = prepared.apiKey;
   const profile = profiling ? ['--cpu-prof', '--cpu-prof-dir', profiling.directory, '--import', EXIT_ON_SIGUSR2] : [];
   return startServer({
     label: target,
     command: process.execPath,
-    args: [...profile, target === 'service' ? MAIN : baselineScript!],
+    args: [...profile, target === 'service' ? scripts.service : scripts.baseline!],
     env,
     readyUrl: `http://127.0.0.1:${port}${READY_PATH}`,
     readyHeaders: authHeaders(prepared.apiKey),
@@ -141,7 +156,8 @@ async function runComparison(options: BenchOptions): Promise<void> {
   const database =
     options.store === 'sqlite' ? sqliteDatabase(RESULTS_DIR, options.pets) : await mysqlDatabase(mysqlUrl());
   const prepared = await prepareDatabase(database, options.pets, options.port);
-  const baselineScript = compileBaseline();
+  const scripts = scriptsFor(options);
+  if (scripts.floor) say(floorLine(scripts.floor));
   const scenarios = buildScenarios(options.pets);
   const measurements: Measurement[] = [];
   const startups: { round: number; target: Target; ms: number }[] = [];
@@ -154,7 +170,7 @@ async function runComparison(options: BenchOptions): Promise<void> {
     const servers = new Map<Target, RunningServer>();
     try {
       for (const target of order) {
-        const server = await startTarget(target, prepared, portOf(target), baselineScript, round);
+        const server = await startTarget(target, prepared, portOf(target), scripts, round);
         servers.set(target, server);
         startups.push({ round, target, ms: server.startupMs });
         say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
@@ -210,7 +226,7 @@ async function runScale(options: BenchOptions): Promise<void> {
     for (const pets of order) {
       const setup = prepared.get(pets)!;
       const scenarios = buildScenarios(pets);
-      const server = await startTarget('service', setup, options.port, undefined, round);
+      const server = await startTarget('service', setup, options.port, { service: MAIN }, round);
       try {
         for (const name of SCALED) {
           const { result, ...observed } = await measure(server, scenarios[name], options.port, options, setup.apiKey);
@@ -247,12 +263,13 @@ async function runScale(options: BenchOptions): Promise<void> {
 async function runProfile(options: BenchOptions, scenario: ScenarioName): Promise<void> {
   const database = options.store === 'sqlite' ? sqliteDatabase(RESULTS_DIR, options.pets) : await mysqlDatabase(mysqlUrl());
   const prepared = await prepareDatabase(database, options.pets, options.port);
-  const baselineScript = compileBaseline();
+  const scripts = scriptsFor(options);
+  if (scripts.floor) say(floorLine(scripts.floor));
   // The baseline too, under the same load: its frames show what the work itself costs.
   for (const target of ['service', 'baseline'] as const) {
     const directory = mkdtempSync(join(RESULTS_DIR, `profile-${target}-`));
     const port = target === 'service' ? options.port : options.port + 1;
-    const server = await startTarget(target, prepared, port, baselineScript, 0, { directory });
+    const server = await startTarget(target, prepared, port, scripts, 0, { directory });
     try {
       const { result, ...observed } = await measure(server, buildScenarios(options.pets)[scenario], port, options, prepared.apiKey);
       say(progressLine(`[profile] ${target.padEnd(8)} ${scenario}`, result, observed));
@@ -270,6 +287,11 @@ async function runProfile(options: BenchOptions, scenario: ScenarioName): Promis
     say(table(['function', 'ms', 'share'], rows(topSelfTime(profile))));
     say('');
   }
+}
+
+function floorLine(libraries: readonly string[]): string {
+  const on = libraries.length ? `NestJS with ${libraries.join(' and ')}` : 'NestJS alone';
+  return `In the service's place: the library floor (bench/floor), the baseline's work in ${on}; "service" below means the floor.`;
 }
 
 function warnOfSteal(runs: readonly Measurement[]): void {

@@ -58,11 +58,13 @@ function expectSameAnswer(service: Answer, baseline: Answer): void {
   }
 }
 
-async function startBaseline(databaseUrl: string, apiKey: string): Promise<{ origin: string; child: ChildProcess }> {
+/** bench/baseline/server.ts, or with `floorLibraries` bench/floor/server.ts running with those libraries. */
+async function startBaseline(databaseUrl: string, apiKey: string, floorLibraries?: string): Promise<{ origin: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'bench/baseline/server.ts'], {
+  const script = floorLibraries === undefined ? 'bench/baseline/server.ts' : 'bench/floor/server.ts';
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', script], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, BENCH_API_KEY: apiKey },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, BENCH_API_KEY: apiKey, FLOOR_LIBRARIES: floorLibraries },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let printed = '';
@@ -74,7 +76,7 @@ async function startBaseline(databaseUrl: string, apiKey: string): Promise<{ ori
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill();
-  throw new Error(`The baseline did not answer:\n${printed}`);
+  throw new Error(`${script} did not answer:\n${printed}`);
 }
 
 describeOnStore('the bench baseline answers as the service does', () => {
@@ -124,5 +126,60 @@ describeOnStore('the bench baseline answers as the service does', () => {
     const fromBaseline = await call(baseline.origin, '/v1/pets', testApp.apiKey, pet);
     expect(fromBaseline.body).toEqual({ ...(fromService.body as object), id: (fromService.body as { id: number }).id + 1 });
     expectSameAnswer(fromService, fromBaseline);
+  });
+});
+
+/**
+ * `npm run bench -- --floor` puts bench/floor in the service's place: the
+ * baseline's own work inside NestJS, with TypeORM's query API and
+ * @nestjs/throttler's guard when named. It is a floor only while it answers
+ * what the baseline answers; with the throttler, the rate-limit headers are
+ * the library's own.
+ */
+describeOnStore('the library floor answers as the baseline does', () => {
+  let testApp: TestApp;
+  const servers: Record<string, { origin: string; child: ChildProcess }> = {};
+
+  beforeAll(async () => {
+    testApp = await createTestApp();
+    for (let i = 1; i <= 25; i++) await testApp.client.post('/v1/pets', { name: `Pet ${i}`, categoryId: i, status: 'available' });
+    const url = testApp.database.url;
+    [servers.baseline, servers.nest, servers.libraries] = await Promise.all([
+      startBaseline(url, testApp.apiKey),
+      startBaseline(url, testApp.apiKey, ''),
+      startBaseline(url, testApp.apiKey, 'typeorm,throttler'),
+    ]);
+  });
+
+  afterAll(async () => {
+    for (const server of Object.values(servers)) server.child.kill();
+    await testApp?.close();
+  });
+
+  const withoutRateLimits = (answer: Answer): Answer => ({
+    ...answer,
+    headers: Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !/ratelimit/.test(name))),
+  });
+
+  it.each([['/v1/pets/7'], ['/v1/pets?limit=20'], ['/v1/pets?limit=5&status=available']])('on GET %s: NestJS alone the same, with the libraries the same but for the rate-limit headers', async (path) => {
+    const fromBaseline = await call(servers.baseline.origin, path, testApp.apiKey);
+    expect(fromBaseline.status).toBe(200);
+    expectSameAnswer(await call(servers.nest.origin, path, testApp.apiKey), fromBaseline);
+    const fromLibraries = await call(servers.libraries.origin, path, testApp.apiKey);
+    expect(fromLibraries.headers['x-ratelimit-remaining-minute']).toMatch(/^\d+$/);
+    expectSameAnswer(withoutRateLimits(fromLibraries), withoutRateLimits(fromBaseline));
+  });
+
+  it('on create: a pet stored through TypeORM, answered as the baseline answers', async () => {
+    const pet = { name: 'Rex', categoryId: 3, status: 'pending' };
+    const fromBaseline = await call(servers.baseline.origin, '/v1/pets', testApp.apiKey, pet);
+    const fromLibraries = await call(servers.libraries.origin, '/v1/pets', testApp.apiKey, pet);
+    expect(fromLibraries.body).toEqual({ ...pet, id: (fromBaseline.body as { id: number }).id + 1 });
+    expectSameAnswer(withoutRateLimits(fromLibraries), withoutRateLimits(fromBaseline));
+  });
+
+  it('without a key: 401 from the floor too', async () => {
+    const response = await fetch(`${servers.libraries.origin}/v1/pets/7`);
+    expect(response.status).toBe(401);
   });
 });
