@@ -102,6 +102,13 @@ describe.each(stores)('TypeOrmUnitOfWork [%s]', (store) => {
       await expect(storedNames()).resolves.toEqual(['Tom']);
     });
 
+    it('runs a statement from outside a unit in the check phase, after the callbacks already waiting for it', async () => {
+      const order: string[] = [];
+      setImmediate(() => order.push('queued before'));
+      await insertOutside('Rex').then(() => order.push('statement'));
+      expect(order).toEqual(['queued before', 'statement']);
+    });
+
     it('runs units and statements from elsewhere sent all at once, each exactly once, none inside another', async () => {
       const names = (prefix: string) => Array.from({ length: 5 }, (_, i) => `${prefix} ${i}`);
       await Promise.all([...names('outside').map(insertOutside), ...names('unit').map((name) => unitOfWork.run(() => insertPet(name)))]);

@@ -13,6 +13,8 @@ interface Waiting<Unit> {
  * Subscribed to every query, this gate holds such statements back until the
  * transaction ends, and lets a transaction begin only once no other statement
  * is under way. Waiters enter in arrival order, so neither side starves.
+ * A statement free to run still waits for the event loop's check phase, so
+ * the statements of one turn run together after its I/O (docs/adr/0023).
  */
 export class SqliteStatementGate<Unit extends object> implements EntitySubscriberInterface {
   private holder: Unit | undefined;
@@ -23,12 +25,12 @@ export class SqliteStatementGate<Unit extends object> implements EntitySubscribe
   /** `unitInProgress` names the unit of work whose code is running now, if any. */
   constructor(private readonly unitInProgress: () => Unit | undefined) {}
 
-  /** TypeORM waits only when a promise comes back, so a statement free to run goes on at once. */
+  /** TypeORM waits for the promise that comes back; a unit's own statements go on at once. */
   beforeQuery(): Promise<void> | void {
     if (this.isHoldersStatement()) return;
     if (this.holder === undefined && this.waiting.length === 0) {
       this.running++;
-      return;
+      return new Promise((resolve) => setImmediate(resolve));
     }
     return new Promise((resolve) => this.waiting.push({ enter: () => (this.running++, resolve()) }));
   }
