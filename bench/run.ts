@@ -78,10 +78,10 @@ function scriptsFor(options: BenchOptions): Scripts {
 
 function startTarget(target: Target, prepared: Prepared, port: number, scripts: Scripts, round: number, profiling?: Profiling): Promise<RunningServer> {
   const env = serverEnv(prepared.database, port);
-  const isFloor = target === 'service' && scripts.floor !== undefined;
-  if (isFloor) env.FLOOR_LIBRARIES = scripts.floor!.join(',');
+  const floor = target === 'service' ? scripts.floor : undefined;
+  if (floor) env.FLOOR_LIBRARIES = floor.join(',');
   // The baseline and the floor check the key against this one hash; the service reads its keys from the store.
-  if ((target === 'baseline' || isFloor) && prepared.apiKey) env.BENCH_API_KEY = prepared.apiKey;
+  if ((target === 'baseline' || floor) && prepared.apiKey) env.BENCH_API_KEY = prepared.apiKey;
   const profile = profiling ? ['--cpu-prof', '--cpu-prof-dir', profiling.directory, '--import', EXIT_ON_SIGUSR2] : [];
   return startServer({
     label: target,

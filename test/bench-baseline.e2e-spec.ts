@@ -59,7 +59,7 @@ function expectSameAnswer(service: Answer, baseline: Answer): void {
 }
 
 /** bench/baseline/server.ts, or with `floorLibraries` bench/floor/server.ts running with those libraries. */
-async function startBaseline(databaseUrl: string, apiKey: string, floorLibraries?: string): Promise<{ origin: string; child: ChildProcess }> {
+async function startBenchServer(databaseUrl: string, apiKey: string, floorLibraries?: string): Promise<{ origin: string; child: ChildProcess }> {
   const port = await freePort();
   const script = floorLibraries === undefined ? 'bench/baseline/server.ts' : 'bench/floor/server.ts';
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', script], {
@@ -92,7 +92,7 @@ describeOnStore('the bench baseline answers as the service does', () => {
     for (let i = 1; i <= 45; i++) {
       await testApp.client.post('/v1/pets', { name: `Pet ${i}`, categoryId: i, status: i % 3 ? 'available' : 'sold' });
     }
-    baseline = await startBaseline(testApp.database.url, testApp.apiKey);
+    baseline = await startBenchServer(testApp.database.url, testApp.apiKey);
   });
 
   afterAll(async () => {
@@ -145,9 +145,9 @@ describeOnStore('the library floor answers as the baseline does', () => {
     for (let i = 1; i <= 25; i++) await testApp.client.post('/v1/pets', { name: `Pet ${i}`, categoryId: i, status: 'available' });
     const url = testApp.database.url;
     [servers.baseline, servers.nest, servers.libraries] = await Promise.all([
-      startBaseline(url, testApp.apiKey),
-      startBaseline(url, testApp.apiKey, ''),
-      startBaseline(url, testApp.apiKey, 'typeorm,throttler'),
+      startBenchServer(url, testApp.apiKey),
+      startBenchServer(url, testApp.apiKey, ''),
+      startBenchServer(url, testApp.apiKey, 'typeorm,throttler'),
     ]);
   });
 

@@ -18,19 +18,25 @@ export interface Store {
 }
 
 const COLUMNS = 'id, name, category_id AS categoryId, status';
-const SQL = {
+/** The statements both the baseline and the floor send. */
+export const SQL = {
   page: `SELECT ${COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`,
   pageByStatus: `SELECT ${COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`,
   byId: `SELECT ${COLUMNS} FROM pets WHERE id = ?`,
   insert: 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)',
 };
 
+/** The service's SQLite settings (src/database/database-options.ts). */
+export function prepareSqlite(db: { pragma(sql: string): unknown }): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+}
+
 export function openStore(url: string): Store {
   if (url.startsWith('sqlite:')) {
     const db = new Database(url.slice('sqlite:'.length));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    prepareSqlite(db);
     const page = db.prepare(SQL.page);
     const pageByStatus = db.prepare(SQL.pageByStatus);
     const byId = db.prepare(SQL.byId);

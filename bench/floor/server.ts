@@ -19,7 +19,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { beforeRoute, createPet, getPet, listPets, openStore, type Row, type Store } from '../baseline/work';
+import { beforeRoute, createPet, getPet, listPets, openStore, prepareSqlite, type Row, SQL, type Store } from '../baseline/work';
 
 const libraries = new Set((process.env.FLOOR_LIBRARIES ?? '').split(',').filter(Boolean));
 const databaseUrl = process.env.DATABASE_URL ?? '';
@@ -62,27 +62,20 @@ async function typeOrmStore(): Promise<Store> {
       ? {
           type: 'better-sqlite3',
           database: databaseUrl.slice('sqlite:'.length),
-          prepareDatabase: (db: { pragma(sql: string): unknown }) => {
-            db.pragma('journal_mode = WAL');
-            db.pragma('synchronous = NORMAL');
-          },
+          prepareDatabase: prepareSqlite,
         }
       : { type: 'mysql', url: databaseUrl.replace(/^mariadb:/, 'mysql:'), poolSize: 10, charset: 'utf8mb4', timezone: 'Z', trace: false },
   ).initialize();
-  const columns = 'id, name, category_id AS categoryId, status';
   // On SQLite, as the baseline: a statement waits for the event loop's check phase, so a turn's statements run together.
   const query = async <T>(sql: string, parameters: unknown[]): Promise<T> => {
     if (sqlite) await nextTurn();
     return dataSource.query(sql, parameters);
   };
   return {
-    page: (status, afterId, limit) =>
-      status
-        ? query(`SELECT ${columns} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`, [status, afterId, limit])
-        : query(`SELECT ${columns} FROM pets WHERE id > ? ORDER BY id LIMIT ?`, [afterId, limit]),
-    byId: async (id) => (await query<Row[]>(`SELECT ${columns} FROM pets WHERE id = ?`, [id]))[0],
+    page: (status, afterId, limit) => (status ? query(SQL.pageByStatus, [status, afterId, limit]) : query(SQL.page, [afterId, limit])),
+    byId: async (id) => (await query<Row[]>(SQL.byId, [id]))[0],
     insert: async (name, categoryId, status) => {
-      const result = await query<unknown>('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', [name, categoryId, status]);
+      const result = await query<unknown>(SQL.insert, [name, categoryId, status]);
       // better-sqlite3 answers the row id itself, mysql2 a result header.
       return Number(sqlite ? result : (result as { insertId: number }).insertId);
     },
