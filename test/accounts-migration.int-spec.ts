@@ -5,16 +5,15 @@ import { ApiKeyOrmEntity } from '../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-key.repository';
 import { createDataSourceOptions } from '../src/database/database-options';
 import { runMigrations } from '../src/database/run-migrations';
-import { createTestDatabase, TestDatabase, TestStore } from './support/test-database';
+import { createTestDatabase, reachableStores, TestDatabase } from './support/test-database';
 import { SCOPES } from '../src/auth/domain/scope';
 
 const ACCOUNTS_MIGRATION = 'CreateAccounts1763856000000';
 const OWN_ACCOUNTS_MIGRATION = 'OwnAccounts1763942400000';
 const SCOPES_MIGRATION = 'ApiKeyScopes1764028800000';
-const stores: TestStore[] = process.env.MYSQL_AVAILABLE === '1' ? ['sqlite', 'mysql'] : ['sqlite'];
 
 /** Migrations of keys and accounts on a store that already holds keys, as a deployed service's does, each case on a database of its own. */
-describe.each(stores)('key and account migrations [%s]', (store) => {
+describe.each(reachableStores())('key and account migrations [%s]', (store) => {
   let database: TestDatabase;
   let dataSource: DataSource | undefined;
 

@@ -3,14 +3,13 @@ import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
 import { IdempotencyClaim } from '../src/idempotency/domain/idempotency-record.store';
 import { TypeOrmIdempotencyRecordStore } from '../src/idempotency/infrastructure/typeorm-idempotency-record.store';
 import { MigratedDataSource, openMigratedDataSource } from './support/migrated-data-source';
-import { TestStore } from './support/test-database';
+import { reachableStores } from './support/test-database';
 
-const stores: TestStore[] = process.env.MYSQL_AVAILABLE === '1' ? ['sqlite', 'mysql'] : ['sqlite'];
 const NOW = 1_000_000;
 const FINGERPRINT = 'f'.repeat(64);
 
 /** The sweep of expired idempotency records, on each store. */
-describe.each(stores)('TypeOrmIdempotencyRecordStore.removeExpired [%s]', (store) => {
+describe.each(reachableStores())('TypeOrmIdempotencyRecordStore.removeExpired [%s]', (store) => {
   let migrated: MigratedDataSource;
   let dataSource: DataSource;
   let unitOfWork: TypeOrmUnitOfWork;

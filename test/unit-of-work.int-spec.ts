@@ -1,12 +1,11 @@
 import { DataSource } from 'typeorm';
 import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
 import { MigratedDataSource, openMigratedDataSource } from './support/migrated-data-source';
-import { TestStore } from './support/test-database';
+import { reachableStores } from './support/test-database';
 
-const stores: TestStore[] = process.env.MYSQL_AVAILABLE === '1' ? ['sqlite', 'mysql'] : ['sqlite'];
 
 /** The unit of work on each store: a transaction per unit, on a pooled connection of its own (MySQL) or SQLite's one connection held alone. */
-describe.each(stores)('TypeOrmUnitOfWork [%s]', (store) => {
+describe.each(reachableStores())('TypeOrmUnitOfWork [%s]', (store) => {
   let migrated: MigratedDataSource;
   let dataSource: DataSource;
   let unitOfWork: TypeOrmUnitOfWork;

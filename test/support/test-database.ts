@@ -15,6 +15,11 @@ export function currentStore(): TestStore {
   return process.env.TEST_STORE === 'mysql' ? 'mysql' : 'sqlite';
 }
 
+/** The stores an integration spec of one adapter runs on: SQLite, and MySQL when the global setup reached it (it says so loudly when not). */
+export function reachableStores(): TestStore[] {
+  return process.env.MYSQL_AVAILABLE === '1' ? ['sqlite', 'mysql'] : ['sqlite'];
+}
+
 /** Server and credentials for the MySQL specs; each spec file gets its own database there. */
 export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 
