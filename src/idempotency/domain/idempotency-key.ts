@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { InvalidInputError } from '../../errors/domain-error';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -18,7 +18,7 @@ export function parseIdempotencyKey(value: string): string {
  * same JSON value, whatever the order of their fields.
  */
 export function fingerprintOf(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+  return hash('sha256', canonicalJson(body), 'hex');
 }
 
 function canonicalJson(value: unknown): string {
