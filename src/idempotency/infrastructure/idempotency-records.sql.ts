@@ -1,0 +1,29 @@
+import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { IdempotencyRecord, IdempotencyScope } from '../domain/idempotency-record.store';
+
+/** The statements both stores send to `idempotency_records`, fixed and with bound parameters (docs/adr/0006). */
+export const BY_SCOPE = 'WHERE api_key_id = ? AND idempotency_key = ?';
+const FIND = `SELECT fingerprint, status_code AS statusCode, response_body AS responseBody, expires_at AS expiresAt FROM idempotency_records ${BY_SCOPE}`;
+const FORGET_IF_EXPIRED = `DELETE FROM idempotency_records ${BY_SCOPE} AND expires_at <= ?`;
+
+interface RecordRow {
+  fingerprint: string;
+  statusCode: number | null;
+  responseBody: string | null;
+  /** MySQL answers a BIGINT as a string. */
+  expiresAt: number | string;
+}
+
+/** The stored record of a scope, in the unit of work in progress if there is one. */
+export async function findRecord(unitOfWork: TypeOrmUnitOfWork, { apiKeyId, key }: IdempotencyScope): Promise<IdempotencyRecord | null> {
+  const rows: RecordRow[] = await (await unitOfWork.manager()).query(FIND, [apiKeyId, key]);
+  if (rows.length === 0) return null;
+  const [row] = rows;
+  const outcome = row.statusCode === null || row.responseBody === null ? undefined : { status: Number(row.statusCode), body: row.responseBody };
+  return { fingerprint: row.fingerprint, outcome, expiresAt: Number(row.expiresAt) };
+}
+
+/** Deletes the stored record of a scope if it expired at `now`. */
+export async function forgetRecordIfExpired(unitOfWork: TypeOrmUnitOfWork, { apiKeyId, key }: IdempotencyScope, now: number): Promise<void> {
+  await unitOfWork.execute(FORGET_IF_EXPIRED, [apiKeyId, key, now]);
+}

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { isDuplicateKey } from '../../database/duplicate-key';
+import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { IdempotencyClaim, IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
+import { BY_SCOPE, findRecord, forgetRecordIfExpired } from './idempotency-records.sql';
+
+interface HeldClaim {
+  readonly token: string;
+  readonly fingerprint: string;
+  expiresAt: number;
+}
+
+const SQL = {
+  exists: `SELECT 1 AS found FROM idempotency_records ${BY_SCOPE}`,
+  insert: 'INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, status_code, response_body, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+  /** Through the expiry index, a bounded batch at a time: SQLite has no DELETE … LIMIT by default. */
+  removeExpired: `DELETE FROM idempotency_records WHERE rowid IN
+    (SELECT rowid FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
+} as const;
+
+const claimId = ({ apiKeyId, key }: IdempotencyScope): string => `${apiKeyId}:${key}`;
+
+/**
+ * The records on the embedded SQLite store, which writes one transaction at a
+ * time: a claim committed on its own would cost every keyed create a second
+ * write transaction (docs/adr/0024). So the claim of a running request is held
+ * by this process, with the same lease, and the record is written once, with
+ * its outcome, in the operation's unit of work. A process that dies takes its
+ * claims with it and its unit is never committed. Another process on the same
+ * file running the same key at the same time meets the record's primary key
+ * when it completes: its unit is undone and it answers 409.
+ */
+@Injectable()
+export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
+  private readonly claims = new Map<string, HeldClaim>();
+
+  constructor(private readonly unitOfWork: TypeOrmUnitOfWork) {
+    super();
+  }
+
+  async claim({ scope, token }: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean> {
+    const id = claimId(scope);
+    if (this.claims.has(id)) return false;
+    // Held before the read, so a request of this process that arrives meanwhile meets it.
+    this.claims.set(id, { token, fingerprint, expiresAt });
+    let stored: unknown[];
+    try {
+      stored = await (await this.unitOfWork.manager()).query(SQL.exists, [scope.apiKeyId, scope.key]);
+    } catch (error) {
+      this.claims.delete(id);
+      throw error;
+    }
+    if (stored.length === 0) return true;
+    this.claims.delete(id);
+    return false;
+  }
+
+  async find(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
+    const held = this.claims.get(claimId(scope));
+    return held ? { fingerprint: held.fingerprint, expiresAt: held.expiresAt } : findRecord(this.unitOfWork, scope);
+  }
+
+  async renew({ scope, token }: IdempotencyClaim, expiresAt: number): Promise<void> {
+    const held = this.claims.get(claimId(scope));
+    if (held?.token === token) held.expiresAt = expiresAt;
+  }
+
+  async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome, expiresAt: number): Promise<boolean> {
+    const id = claimId(scope);
+    const held = this.claims.get(id);
+    if (held?.token !== token) return false;
+    try {
+      await this.unitOfWork.execute(SQL.insert, [scope.apiKeyId, scope.key, held.fingerprint, outcome.status, outcome.body, expiresAt]);
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+    // Until the unit commits, this process's retries wait for SQLite's one connection, then find the record.
+    this.claims.delete(id);
+    return true;
+  }
+
+  async release({ scope, token }: IdempotencyClaim): Promise<void> {
+    const id = claimId(scope);
+    if (this.claims.get(id)?.token === token) this.claims.delete(id);
+  }
+
+  async forgetIfExpired(scope: IdempotencyScope, now: number): Promise<void> {
+    const id = claimId(scope);
+    if ((this.claims.get(id)?.expiresAt ?? Infinity) <= now) this.claims.delete(id);
+    await forgetRecordIfExpired(this.unitOfWork, scope, now);
+  }
+
+  async removeExpired(now: number, limit: number): Promise<void> {
+    for (const [id, held] of this.claims) if (held.expiresAt <= now) this.claims.delete(id);
+    await (await this.unitOfWork.manager()).query(SQL.removeExpired, [now, limit]);
+  }
+}
