@@ -4,6 +4,8 @@ declare module 'better-sqlite3' {
     constructor(filename: string);
     pragma(source: string): unknown;
     prepare(source: string): Database.Statement;
+    /** `work` wrapped in BEGIN and COMMIT, rolled back when it throws. */
+    transaction<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => R;
     close(): void;
   }
   namespace Database {

@@ -88,6 +88,17 @@ describe('compare', () => {
       { what: 'service startup to ready', target: '< 2000 ms', measured: '2500 ms', met: false },
     ]);
   });
+
+  it('compares the creates with a key to those without, on each server', () => {
+    const create = (scenario: 'create' | 'create-idempotent', target: 'service' | 'baseline', reqPerSec: number) => ({ ...run(1, target, reqPerSec, 10), scenario });
+    const creates = [create('create', 'service', 1000), create('create', 'baseline', 2000), create('create-idempotent', 'service', 750), create('create-idempotent', 'baseline', 1400)];
+    expect(verdicts(compare(creates, ['create', 'create-idempotent']), 500, true)).toContainEqual({
+      what: 'create-idempotent req/s, of create',
+      target: ">= 0.80x the service's create",
+      measured: '0.75x (baseline: 0.70x)',
+      met: false,
+    });
+  });
 });
 
 describe('scaleRatios', () => {

@@ -93,6 +93,8 @@ function cpuRatio(service: readonly Measurement[], baseline: readonly Measuremen
 
 const MIN_RATIO: Record<ScenarioName, number> = { 'list-first': 0.8, 'list-deep': 0.8, get: 0.8, create: 0.7, 'create-idempotent': 0.7 };
 const MAX_P99_RATIO = 1.5;
+/** A create with an Idempotency-Key against one without, on the same server: what storing the key's record costs. */
+const MIN_KEYED_SHARE = 0.8;
 export const MAX_LIST_RSS_MB = 200;
 export const MAX_STARTUP_MS = 2_000;
 export const MAX_SCALE_P50_RATIO = 1.5;
@@ -109,6 +111,18 @@ export function verdicts(comparisons: readonly Comparison[], startupMs: number |
     if (!c.scenario.startsWith('create')) {
       result.push({ what: `${c.scenario} p99`, target: `<= ${MAX_P99_RATIO}x baseline`, measured: fixed(c.p99Ratio, 2, 'x'), met: atMost(c.p99Ratio, MAX_P99_RATIO) });
     }
+  }
+  const create = comparisons.find((c) => c.scenario === 'create');
+  const keyed = comparisons.find((c) => c.scenario === 'create-idempotent');
+  if (create && keyed) {
+    const share = (target: Target) => keyed[target].reqPerSec / create[target].reqPerSec;
+    result.push({
+      what: 'create-idempotent req/s, of create',
+      target: `>= ${MIN_KEYED_SHARE.toFixed(2)}x the service's create`,
+      // The baseline's own share is the floor: bare Fastify storing the same record.
+      measured: `${fixed(share('service'), 2, 'x')} (baseline: ${fixed(share('baseline'), 2, 'x')})`,
+      met: atLeast(share('service'), MIN_KEYED_SHARE),
+    });
   }
   const listRss = comparisons
     .filter((c) => c.scenario.startsWith('list'))

@@ -33,10 +33,10 @@ interface Answer {
   readonly body: unknown;
 }
 
-async function call(origin: string, path: string, apiKey: string, body?: object): Promise<Answer> {
+async function call(origin: string, path: string, apiKey: string, body?: object, extraHeaders: Record<string, string> = {}): Promise<Answer> {
   const response = await fetch(`${origin}${path}`, {
     method: body ? 'POST' : 'GET',
-    headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: `Bearer ${apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}), ...extraHeaders },
     body: body && JSON.stringify(body),
   });
   const headers: Record<string, string> = {};
@@ -127,6 +127,24 @@ describeOnStore('the bench baseline answers as the service does', () => {
     expect(fromBaseline.body).toEqual({ ...(fromService.body as object), id: (fromService.body as { id: number }).id + 1 });
     expectSameAnswer(fromService, fromBaseline);
   });
+
+  it('on creates with an Idempotency-Key: the same first answer, the same replay, and 422 for the key with another body', async () => {
+    const pet = { name: 'Once', categoryId: 4 };
+    const keyed = { 'idempotency-key': `bench-${Date.now()}` };
+    const answers = async (origin: string) => ({
+      first: await call(origin, '/v1/pets', testApp.apiKey, pet, keyed),
+      retry: await call(origin, '/v1/pets', testApp.apiKey, pet, keyed),
+      otherBody: await call(origin, '/v1/pets', testApp.apiKey, { ...pet, name: 'Twice' }, keyed),
+    });
+    const fromService = await answers(service);
+    const fromBaseline = await answers(baseline.origin);
+    expectSameAnswer(fromService.first, fromBaseline.first);
+    expect(fromBaseline.retry.body).toEqual(fromBaseline.first.body);
+    expect(fromBaseline.retry.headers['idempotent-replayed']).toBe('true');
+    expectSameAnswer(fromService.retry, fromBaseline.retry);
+    expect([fromService.otherBody.status, fromBaseline.otherBody.status]).toEqual([422, 422]);
+    expect((fromBaseline.otherBody.body as { code: string }).code).toBe((fromService.otherBody.body as { code: string }).code);
+  });
 });
 
 /**
@@ -176,6 +194,21 @@ describeOnStore('the library floor answers as the baseline does', () => {
     const fromLibraries = await call(servers.libraries.origin, '/v1/pets', testApp.apiKey, pet);
     expect(fromLibraries.body).toEqual({ ...pet, id: (fromBaseline.body as { id: number }).id + 1 });
     expectSameAnswer(withoutRateLimits(fromLibraries), withoutRateLimits(fromBaseline));
+  });
+
+  it("on creates with an Idempotency-Key: the pet and its record in one TypeORM transaction, read back as the baseline's", async () => {
+    const pet = { name: 'Once', categoryId: 3, status: 'pending' };
+    const keyed = (key: string) => ({ 'idempotency-key': `floor-${key}-${Date.now()}` });
+    const first = keyed('first');
+    const fromBaseline = await call(servers.baseline.origin, '/v1/pets', testApp.apiKey, pet, first);
+    // One store and one bench key: the floor replays what the baseline stored.
+    const replayed = await call(servers.libraries.origin, '/v1/pets', testApp.apiKey, pet, first);
+    expect({ status: replayed.status, body: replayed.body, replayed: replayed.headers['idempotent-replayed'] }).toEqual({ status: 201, body: fromBaseline.body, replayed: 'true' });
+    const fresh = await call(servers.libraries.origin, '/v1/pets', testApp.apiKey, pet, keyed('fresh'));
+    // The replay's undone insert may have used up an id (InnoDB's auto-increment does not give ids back).
+    expect(fresh.body).toEqual({ ...pet, id: expect.any(Number) });
+    expect((fresh.body as { id: number }).id).toBeGreaterThan((fromBaseline.body as { id: number }).id);
+    expectSameAnswer(withoutRateLimits(fresh), withoutRateLimits(fromBaseline));
   });
 
   it('without a key: 401 from the floor too', async () => {

@@ -11,10 +11,21 @@ import { createPool } from 'mysql2';
 
 export type Row = { id: number; name: string; categoryId: number; status: string };
 
+/** A create's Idempotency-Key and the digest of its body. */
+export interface Keyed {
+  readonly key: string;
+  readonly fingerprint: string;
+}
+
+/** What a keyed insert did: stored a pet, or found the record a create with the same key left. */
+export type Once = { readonly id: number } | { readonly fingerprint: string; readonly body: string };
+
 export interface Store {
   page(status: string | undefined, afterId: number, limit: number): Promise<Row[]>;
   byId(id: number): Promise<Row | undefined>;
   insert(name: string, categoryId: number, status: string): Promise<number>;
+  /** The insert and the key's record, the answer its retries get, in one transaction; or the record stored before. */
+  insertOnce(name: string, categoryId: number, status: string, keyed: Keyed): Promise<Once>;
 }
 
 const COLUMNS = 'id, name, category_id AS categoryId, status';
@@ -24,7 +35,31 @@ export const SQL = {
   pageByStatus: `SELECT ${COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`,
   byId: `SELECT ${COLUMNS} FROM pets WHERE id = ?`,
   insert: 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)',
+  record: 'INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, status_code, response_body, expires_at) VALUES (?, ?, ?, 201, ?, ?)',
+  storedRecord: 'SELECT fingerprint, response_body AS body FROM idempotency_records WHERE api_key_id = ? AND idempotency_key = ?',
 };
+
+/** The records' owner: the baseline knows one key, and keeps its records apart from the service's. */
+const BENCH_KEY_ID = 0;
+const RECORD_TTL_MS = 86_400_000;
+
+/** The parameters of SQL.record for the pet just stored. */
+export const recordOf = (id: number, name: string, categoryId: number, status: string, { key, fingerprint }: Keyed) => [
+  BENCH_KEY_ID,
+  key,
+  fingerprint,
+  JSON.stringify({ id, name, categoryId, status }),
+  Date.now() + RECORD_TTL_MS,
+];
+
+/** The parameters of SQL.storedRecord. */
+export const storedRecordOf = ({ key }: Keyed) => [BENCH_KEY_ID, key];
+
+/** Whether a statement failed on a primary key, as each driver reports it, through TypeORM or not. */
+export function isDuplicateKey(error: unknown): boolean {
+  const { code, driverError } = error as { code?: string; driverError?: { code?: string } };
+  return ['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY'].includes(driverError?.code ?? code ?? '');
+}
 
 /** The service's SQLite settings (src/database/database-options.ts). */
 export function prepareSqlite(db: { pragma(sql: string): unknown }): void {
@@ -41,6 +76,13 @@ export function openStore(url: string): Store {
     const pageByStatus = db.prepare(SQL.pageByStatus);
     const byId = db.prepare(SQL.byId);
     const insert = db.prepare(SQL.insert);
+    const record = db.prepare(SQL.record);
+    const storedRecord = db.prepare(SQL.storedRecord);
+    const insertWithRecord = db.transaction((name: string, categoryId: number, status: string, keyed: Keyed) => {
+      const id = Number(insert.run(name, categoryId, status).lastInsertRowid);
+      record.run(...recordOf(id, name, categoryId, status, keyed));
+      return id;
+    });
     return {
       page: async (status, afterId, limit) => {
         await nextTurn();
@@ -53,6 +95,15 @@ export function openStore(url: string): Store {
       insert: async (name, categoryId, status) => {
         await nextTurn();
         return Number(insert.run(name, categoryId, status).lastInsertRowid);
+      },
+      insertOnce: async (name, categoryId, status, keyed) => {
+        await nextTurn();
+        try {
+          return { id: insertWithRecord(name, categoryId, status, keyed) };
+        } catch (error) {
+          if (!isDuplicateKey(error)) throw error;
+          return storedRecord.get(...storedRecordOf(keyed)) as Once;
+        }
       },
     };
   }
@@ -79,6 +130,24 @@ export function openStore(url: string): Store {
     page: (status, afterId, limit) => query<Row[]>(status ? SQL.pageByStatus : SQL.page, status ? [status, afterId, limit] : [afterId, limit]),
     byId: async (id) => (await query<Row[]>(SQL.byId, [id]))[0],
     insert: async (name, categoryId, status) => Number((await query<{ insertId: number }>(SQL.insert, [name, categoryId, status])).insertId),
+    insertOnce: async (name, categoryId, status, keyed) => {
+      const connection = await pool.promise().getConnection();
+      try {
+        await connection.beginTransaction();
+        const [inserted] = await connection.query(SQL.insert, [name, categoryId, status]);
+        const id = Number((inserted as { insertId: number }).insertId);
+        await connection.query(SQL.record, recordOf(id, name, categoryId, status, keyed));
+        await connection.commit();
+        return { id };
+      } catch (error) {
+        await connection.rollback();
+        if (!isDuplicateKey(error)) throw error;
+        const [rows] = await connection.query(SQL.storedRecord, storedRecordOf(keyed));
+        return (rows as Once[])[0];
+      } finally {
+        connection.release();
+      }
+    },
   };
 }
 
@@ -207,7 +276,7 @@ export const getPet =
     return row ? sendTagged(request, reply, toPet(row)) : fail(reply, 404, 'not_found', `No pet with id ${id}`);
   };
 
-/** POST /v1/pets: the body checked by hand, one insert, 201. */
+/** POST /v1/pets: the body checked by hand, one insert, 201; with an Idempotency-Key, the insert and its record in one transaction. */
 export const createPet =
   (store: Store) =>
   async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -218,6 +287,13 @@ export const createPet =
     if (typeof name !== 'string' || !/\S/.test(name) || [...name].length > 255) return fail(reply, 400, 'validation_failed', 'name is invalid');
     if (!isId(categoryId)) return fail(reply, 400, 'validation_failed', 'categoryId is invalid');
     if (typeof status !== 'string' || !STATUSES.has(status)) return fail(reply, 400, 'validation_failed', 'status is invalid');
-    const id = await store.insert(name, categoryId, status);
-    return reply.code(201).send({ id, name, categoryId, status });
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string') return reply.code(201).send({ id: await store.insert(name, categoryId, status), name, categoryId, status });
+    if (!/^[\x20-\x7e]{1,255}$/.test(key)) return fail(reply, 400, 'validation_failed', 'Idempotency-Key is invalid');
+    // Done once, for every pet and its key's record together; a retry gets the stored answer.
+    const fingerprint = hash('sha256', JSON.stringify(body), 'hex');
+    const once = await store.insertOnce(name, categoryId, status, { key, fingerprint });
+    if ('id' in once) return reply.code(201).send({ id: once.id, name, categoryId, status });
+    if (once.fingerprint !== fingerprint) return fail(reply, 422, 'idempotency_key_reused', 'Idempotency-Key was used with another body');
+    return reply.code(201).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(once.body);
   };

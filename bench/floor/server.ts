@@ -19,7 +19,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { beforeRoute, createPet, getPet, listPets, openStore, prepareSqlite, type Row, SQL, type Store } from '../baseline/work';
+import { beforeRoute, createPet, getPet, isDuplicateKey, listPets, type Once, openStore, prepareSqlite, recordOf, type Row, SQL, type Store, storedRecordOf } from '../baseline/work';
 
 const libraries = new Set((process.env.FLOOR_LIBRARIES ?? '').split(',').filter(Boolean));
 const databaseUrl = process.env.DATABASE_URL ?? '';
@@ -78,6 +78,20 @@ async function typeOrmStore(): Promise<Store> {
       const result = await query<unknown>(SQL.insert, [name, categoryId, status]);
       // better-sqlite3 answers the row id itself, mysql2 a result header.
       return Number(sqlite ? result : (result as { insertId: number }).insertId);
+    },
+    insertOnce: async (name, categoryId, status, keyed) => {
+      if (sqlite) await nextTurn();
+      try {
+        return await dataSource.transaction(async (manager) => {
+          const inserted: unknown = await manager.query(SQL.insert, [name, categoryId, status]);
+          const id = Number(sqlite ? inserted : (inserted as { insertId: number }).insertId);
+          await manager.query(SQL.record, recordOf(id, name, categoryId, status, keyed));
+          return { id };
+        });
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        return ((await dataSource.query(SQL.storedRecord, storedRecordOf(keyed))) as Once[])[0];
+      }
     },
   };
 }
