@@ -137,6 +137,8 @@ describe('SqliteIdempotencyRecordStore', () => {
     await expect(storedKeys(first.dataSource)).resolves.toContain('held');
     await expect(second.records.find(claim.scope)).resolves.toEqual({ fingerprint: FINGERPRINT, outcome: OUTCOME, expiresAt: NOW + DAY_MS });
     await expect(second.records.claim(claimOf('held', 'another-process'), FINGERPRINT, NOW + 10_000)).resolves.toBe(false);
+    // A claim refused for a stored record is not kept: the record is what a retry finds.
+    await expect(second.records.find(claim.scope)).resolves.toMatchObject({ outcome: OUTCOME });
   });
 
   it('lets one of two processes that run the same key at once complete it; the other unit is undone', async () => {

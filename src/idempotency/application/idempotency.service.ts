@@ -35,7 +35,7 @@ export const SWEEP_INTERVAL_MS = 60_000;
  * gets that outcome again, marked as replayed. A claim holds for a short
  * lease that its request renews while it runs, so a claim is taken over only
  * once its request is gone, and then its request can no longer complete it.
- * Call it outside any unit of work: the claim must be committed before the operation runs.
+ * Call it outside any unit of work: the claim must hold before the operation runs, not from its commit.
  */
 @Injectable()
 export class IdempotencyService {

@@ -30,9 +30,11 @@ export interface IdempotencyRecord {
 }
 
 /**
- * The records of idempotency keys, shared by every instance. `claim` is the
- * one arbiter between concurrent requests: it inserts on a unique
- * (API key, idempotency key), so exactly one of them wins.
+ * The records of idempotency keys. A claim marks a key in progress, so a
+ * concurrent request with it is answered 409 instead of running; the record
+ * is unique per (API key, idempotency key), so of two requests that both ran,
+ * only one completes. Where the claim is kept (a row every instance sees, or
+ * the memory of the one process writing the store) is the adapter's choice.
  */
 export abstract class IdempotencyRecordStore {
   /** Records the key as in progress until `expiresAt`; false when a record with that scope exists already. */

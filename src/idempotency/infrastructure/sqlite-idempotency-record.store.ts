@@ -41,18 +41,15 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
   async claim({ scope, token }: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean> {
     const id = claimId(scope);
     if (this.claims.has(id)) return false;
-    // Held before the read, so a request of this process that arrives meanwhile meets it.
+    // Held before the read, so a request of this process that arrives meanwhile meets it; kept only if no record is stored.
     this.claims.set(id, { token, fingerprint, expiresAt });
-    let stored: unknown[];
+    let free = false;
     try {
-      stored = await (await this.unitOfWork.manager()).query(SQL.exists, [scope.apiKeyId, scope.key]);
-    } catch (error) {
-      this.claims.delete(id);
-      throw error;
+      free = (await (await this.unitOfWork.manager()).query(SQL.exists, [scope.apiKeyId, scope.key])).length === 0;
+      return free;
+    } finally {
+      if (!free) this.claims.delete(id);
     }
-    if (stored.length === 0) return true;
-    this.claims.delete(id);
-    return false;
   }
 
   async find(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
