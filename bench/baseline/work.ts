@@ -115,6 +115,8 @@ export function openStore(url: string): Store {
     supportBigNumbers: true,
     bigNumberStrings: false,
   });
+  // A keyed insert holds one connection from BEGIN to COMMIT.
+  const transactions = pool.promise();
   const query = <T>(sql: string, values: unknown[]) =>
     new Promise<T>((resolve, reject) =>
       pool.getConnection((unavailable, connection) => {
@@ -131,7 +133,7 @@ export function openStore(url: string): Store {
     byId: async (id) => (await query<Row[]>(SQL.byId, [id]))[0],
     insert: async (name, categoryId, status) => Number((await query<{ insertId: number }>(SQL.insert, [name, categoryId, status])).insertId),
     insertOnce: async (name, categoryId, status, keyed) => {
-      const connection = await pool.promise().getConnection();
+      const connection = await transactions.getConnection();
       try {
         await connection.beginTransaction();
         const [inserted] = await connection.query(SQL.insert, [name, categoryId, status]);
