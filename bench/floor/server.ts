@@ -71,20 +71,17 @@ async function typeOrmStore(): Promise<Store> {
     if (sqlite) await nextTurn();
     return dataSource.query(sql, parameters);
   };
+  // better-sqlite3 answers an INSERT with the row id itself, mysql2 with a result header.
+  const insertedId = (result: unknown) => Number(sqlite ? result : (result as { insertId: number }).insertId);
   return {
     page: (status, afterId, limit) => (status ? query(SQL.pageByStatus, [status, afterId, limit]) : query(SQL.page, [afterId, limit])),
     byId: async (id) => (await query<Row[]>(SQL.byId, [id]))[0],
-    insert: async (name, categoryId, status) => {
-      const result = await query<unknown>(SQL.insert, [name, categoryId, status]);
-      // better-sqlite3 answers the row id itself, mysql2 a result header.
-      return Number(sqlite ? result : (result as { insertId: number }).insertId);
-    },
+    insert: async (name, categoryId, status) => insertedId(await query<unknown>(SQL.insert, [name, categoryId, status])),
     insertOnce: async (name, categoryId, status, keyed) => {
       if (sqlite) await nextTurn();
       try {
         return await dataSource.transaction(async (manager) => {
-          const inserted: unknown = await manager.query(SQL.insert, [name, categoryId, status]);
-          const id = Number(sqlite ? inserted : (inserted as { insertId: number }).insertId);
+          const id = insertedId(await manager.query(SQL.insert, [name, categoryId, status]));
           await manager.query(SQL.record, recordOf(id, name, categoryId, status, keyed));
           return { id };
         });
