@@ -3,17 +3,13 @@ import type { Config } from 'jest';
 // Type checking is `tsc --noEmit` in `npm test`; jest only transpiles.
 const transform: Config['transform'] = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true, sourceMap: true } }],
-  // ESM-only dependencies (of @fastify/static) that Node 20 loads natively but jest's CommonJS runtime cannot.
-  '/node_modules/content-disposition/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } }],
 };
-const transformIgnorePatterns = ['/node_modules/(?!content-disposition/)'];
 
 const e2e = (store: 'sqlite' | 'mysql'): Config => ({
   displayName: `e2e-${store}`,
   rootDir: '.',
   testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
   transform,
-  transformIgnorePatterns,
   setupFiles: [`<rootDir>/test/support/store-${store}.ts`],
   ...(store === 'mysql' ? { globalSetup: '<rootDir>/test/support/mysql.global-setup.ts' } : {}),
   testEnvironment: 'node',
@@ -27,7 +23,6 @@ const config: Config = {
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
       transform,
-      transformIgnorePatterns,
       testEnvironment: 'node',
     },
     e2e('sqlite'),
@@ -37,7 +32,6 @@ const config: Config = {
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.int-spec.ts'],
       transform,
-      transformIgnorePatterns,
       globalSetup: '<rootDir>/test/support/integration.global-setup.ts',
       testEnvironment: 'node',
     },
@@ -47,7 +41,6 @@ const config: Config = {
       rootDir: '.',
       testMatch: ['<rootDir>/clients/typescript/test/**/*.spec.ts'],
       transform,
-      transformIgnorePatterns,
       setupFiles: ['<rootDir>/test/support/store-sqlite.ts'],
       testEnvironment: 'node',
     },
@@ -57,7 +50,6 @@ const config: Config = {
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.docs-spec.ts'],
       transform,
-      transformIgnorePatterns,
       testEnvironment: 'node',
     },
     {

@@ -4,11 +4,11 @@
  * system bypasses. Spans go to an in-memory exporter; the parent spec reads
  * them over the IPC channel (see tracing.int-spec.ts).
  */
-import { InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { startTracing } from '../../src/ops/tracing';
 
 const exporter = new InMemorySpanExporter();
-startTracing([new SimpleSpanProcessor(exporter)]);
+startTracing([new SimpleSpanProcessor({ exporter })]);
 
 /** A span as the parent spec reads it. */
 export interface SentSpan {
