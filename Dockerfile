@@ -1,15 +1,16 @@
 # Build: compile TypeScript and the better-sqlite3 addon, then keep production dependencies only.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# The image brings Node 24 itself: the optional Node binaries of package.json are left out.
+RUN npm ci --no-audit --no-fund --omit=optional
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev --omit=optional
 
 # Run: no compiler, no sources, not root.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production APP_ENV=production PORT=3000
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./

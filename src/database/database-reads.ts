@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { SystemClock } from '../config/clock';
 import { ReplicaMonitor } from './replica-monitor';
 
 /** Which server answered a read. */
@@ -105,6 +106,6 @@ export class DatabaseReads {
 
 /** Reads on the primary alone, as with no replicas configured: for tools and specs that build a repository by hand. */
 export function primaryReads(dataSource: DataSource, count: (servedBy: ReadTarget) => void = () => undefined): DatabaseReads {
-  const noReplicas = new ReplicaMonitor([], 1, { now: () => Date.now() }, { log: () => undefined, warn: () => undefined });
+  const noReplicas = new ReplicaMonitor([], 1, new SystemClock(), { log: () => undefined, warn: () => undefined });
   return new DatabaseReads(dataSource, noReplicas, count, () => Promise.reject(new Error('no replicas are configured')));
 }

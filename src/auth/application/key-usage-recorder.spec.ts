@@ -30,6 +30,26 @@ describe('KeyUsageRecorder', () => {
     expect(write).toHaveBeenCalledTimes(1);
   });
 
+  it('writes a batch by itself 5 seconds after its first use', async () => {
+    const write = jest.spyOn(repository, 'recordLastUse');
+    recorder.record(1);
+    clock.advance(4_999);
+    recorder.record(2);
+    expect(write).not.toHaveBeenCalled();
+    clock.advance(1);
+    expect(write).toHaveBeenCalledWith(new Map([[1, new Date(1_000_000)], [2, new Date(1_004_999)]]));
+  });
+
+  it('tries a failed batch again 5 seconds later, with no new use', async () => {
+    const write = jest.spyOn(repository, 'recordLastUse').mockRejectedValueOnce(new Error('connection lost'));
+    recorder.record(1);
+    await recorder.flush();
+    expect(write).toHaveBeenCalledTimes(1);
+    clock.advance(5_000);
+    expect(write).toHaveBeenCalledTimes(2);
+    expect(write).toHaveBeenLastCalledWith(new Map([[1, new Date(1_000_000)]]));
+  });
+
   it('keeps a batch whose write failed for the next one, without losing a newer use', async () => {
     jest.spyOn(repository, 'recordLastUse').mockRejectedValueOnce(new Error('connection lost'));
     recorder.record(1);

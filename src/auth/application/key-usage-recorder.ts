@@ -13,7 +13,7 @@ export const LAST_USE_FLUSH_MS = 5_000;
 export class KeyUsageRecorder implements BeforeApplicationShutdown {
   private readonly logger = new Logger(KeyUsageRecorder.name);
   private pending = new Map<number, Date>();
-  private timer: NodeJS.Timeout | undefined;
+  private cancelFlush: (() => void) | undefined;
 
   constructor(
     private readonly keys: ApiKeyRepository,
@@ -22,22 +22,23 @@ export class KeyUsageRecorder implements BeforeApplicationShutdown {
 
   record(keyId: number): void {
     this.pending.set(keyId, new Date(this.clock.now()));
-    // Unref'd, so a pending batch never holds a process open; shutdown flushes it instead.
-    this.timer ??= setTimeout(() => void this.flush(), LAST_USE_FLUSH_MS).unref();
+    // A pending batch never holds a process open; shutdown flushes it instead.
+    this.cancelFlush ??= this.clock.schedule(() => void this.flush(), LAST_USE_FLUSH_MS);
   }
 
   /** Writes what has been recorded since the last flush. */
   async flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelFlush?.();
+    this.cancelFlush = undefined;
     if (!this.pending.size) return;
     const batch = this.pending;
     this.pending = new Map();
     try {
       await this.keys.recordLastUse(batch);
     } catch (error) {
-      // Kept for the next batch, unless a newer use of the same key replaced it meanwhile.
+      // Kept for the next batch, tried again later, unless a newer use of the same key replaced it meanwhile.
       for (const [keyId, at] of batch) if (!this.pending.has(keyId)) this.pending.set(keyId, at);
+      this.cancelFlush ??= this.clock.schedule(() => void this.flush(), LAST_USE_FLUSH_MS);
       this.logger.warn(`Could not record the last use of ${batch.size} API keys: ${(error as Error).message}`);
     }
   }

@@ -159,7 +159,13 @@ describe('IdempotencyService', () => {
     records.claim.mockResolvedValueOnce(false).mockResolvedValueOnce(true);
     records.complete.mockResolvedValue(true);
     records.find.mockResolvedValue(null);
-    await expect(service.perform(request, async () => ({ status: 201, body: 2 }))).resolves.toMatchObject({ body: 2, replayed: false });
+    const operation = jest.fn(async () => ({ status: 201, body: 2 }));
+    await expect(service.perform(request, operation)).resolves.toMatchObject({ body: 2, replayed: false });
+    expect(records.claim).toHaveBeenCalledTimes(2);
+    const [first, second] = records.claim.mock.calls;
+    expect(second).toEqual(first);
+    expect(operation).toHaveBeenCalledTimes(1);
+    expect(records.complete).toHaveBeenCalledWith(first[0], { status: 201, body: '2' }, expect.any(Number));
   });
 
   it('answers 409 when the key stays contested', async () => {
