@@ -79,4 +79,20 @@ export function compileFloor(): string {
   return join(RESULTS_DIR, 'floor', 'server.js');
 }
 
-export { MAIN };
+/**
+ * The service's node arguments as `npm run start:prod` gives them (V8 flags,
+ * then dist/main.js), so that the bench runs the service as it ships.
+ */
+export function serviceArgs(): string[] {
+  return [...serviceNodeFlags(), join(ROOT, 'dist', 'main.js')];
+}
+
+/** The V8 flags the service starts with; the floor, in the service's place, runs with them too. */
+export function serviceNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const [node, ...args] = scripts['start:prod'].split(/\s+/);
+  if (node !== 'node' || args.pop() !== 'dist/main.js' || args.some((arg) => !arg.startsWith('-'))) {
+    throw new Error(`start:prod is not "node [flags] dist/main.js": ${scripts['start:prod']}`);
+  }
+  return args;
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ArgsError, BenchOptions, parseArgs, SCALE_SMALL_PETS, USAGE } from './args';
 import { BenchDatabase, DEFAULT_MYSQL_URL, mysqlDatabase, removePetsAfter, seedPets, sqliteDatabase } from './database';
 import { interleave, LoadSettings, LoadStretch, mergeStretches, runLoad, runStretch } from './load';
-import { compileBaseline, compileFloor, createApiKey, ensureBuilt, keysCliExists, MAIN, migrate, RESULTS_DIR } from './prepare';
+import { compileBaseline, compileFloor, createApiKey, ensureBuilt, keysCliExists, migrate, RESULTS_DIR, serviceArgs, serviceNodeFlags } from './prepare';
 import { CpuProfile, selfTimeByOwner, SelfTime, topSelfTime } from './cpu-profile';
 import { comparisonTable, progressLine, roundRatioLines, scaleTable, stealWarning, table, verdictTable, writeResults } from './report';
 import { buildScenarios, Scenario, ScenarioName } from './scenarios';
@@ -63,9 +63,10 @@ interface Profiling {
 /** Lets a profiled server exit cleanly on SIGUSR2, which is when node --cpu-prof writes the profile. */
 const EXIT_ON_SIGUSR2 = 'data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))';
 
-/** What runs on each side: the service is dist/main.js, or the library floor with `--floor`. */
+/** What runs on each side: the service as `npm run start:prod` starts it, or the library floor, with the service's V8 flags, with `--floor`. */
 interface Scripts {
-  readonly service: string;
+  /** Node's arguments for the service's side. */
+  readonly service: readonly string[];
   readonly baseline?: string;
   /** The card libraries the floor runs with; undefined when the service itself runs. */
   readonly floor?: readonly string[];
@@ -73,7 +74,7 @@ interface Scripts {
 
 function scriptsFor(options: BenchOptions): Scripts {
   const baseline = compileBaseline();
-  return options.floor ? { service: compileFloor(), baseline, floor: options.floor } : { service: MAIN, baseline };
+  return options.floor ? { service: [...serviceNodeFlags(), compileFloor()], baseline, floor: options.floor } : { service: serviceArgs(), baseline };
 }
 
 function startTarget(target: Target, prepared: Prepared, port: number, scripts: Scripts, round: number, profiling?: Profiling): Promise<RunningServer> {
@@ -86,7 +87,7 @@ function startTarget(target: Target, prepared: Prepared, port: number, scripts: 
   return startServer({
     label: target,
     command: process.execPath,
-    args: [...profile, target === 'service' ? scripts.service : scripts.baseline!],
+    args: [...profile, ...(target === 'service' ? scripts.service : [scripts.baseline!])],
     env,
     readyUrl: `http://127.0.0.1:${port}${READY_PATH}`,
     readyHeaders: authHeaders(prepared.apiKey),
@@ -226,7 +227,7 @@ async function runScale(options: BenchOptions): Promise<void> {
     for (const pets of order) {
       const setup = prepared.get(pets)!;
       const scenarios = buildScenarios(pets);
-      const server = await startTarget('service', setup, options.port, { service: MAIN }, round);
+      const server = await startTarget('service', setup, options.port, { service: serviceArgs() }, round);
       try {
         for (const name of SCALED) {
           const { result, ...observed } = await measure(server, scenarios[name], options.port, options, setup.apiKey);

@@ -13,6 +13,7 @@ describe('the runtime', () => {
   const manifest = JSON.parse(read('package.json')) as {
     engines: { node: string };
     optionalDependencies: Record<string, string>;
+    scripts: Record<string, string>;
   };
 
   it('is what the tests run on', () => {
@@ -31,5 +32,26 @@ describe('the runtime', () => {
     expect(manifest.engines.node).toMatch(new RegExp(`^>=${RUNTIME}\\.`));
     const bases = [...read('Dockerfile').matchAll(/^FROM (\S+)/gm)].map(([, image]) => image);
     expect(bases).toEqual([`node:${RUNTIME}-bookworm-slim`, `node:${RUNTIME}-bookworm-slim`]);
+  });
+
+  it('starts the service with 16 MB semi-spaces and no Maglev, from npm and in the image alike, and V8 holds the young generation to them', () => {
+    const command = manifest.scripts['start:prod'];
+    expect(command).toBe('node --max-semi-space-size=16 --no-maglev dist/main.js');
+    expect(manifest.scripts.start).toBe(`nest build && ${command}`);
+    const cmd = /^CMD (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
+    expect(JSON.parse(cmd ?? 'null')).toEqual(command.split(' '));
+    // Short-lived objects enough to grow the young generation to its limit.
+    const churn = "let k=[];for(let i=0;i<3e6;i++){k.push({a:i,b:'x'+i});if(k.length>2e4)k=[]}";
+    const newSpaceMb = (flags: string[]) =>
+      Number(
+        execFileSync(process.execPath, [...flags, '-e', `${churn};const s=require('v8').getHeapSpaceStatistics().find((x)=>x.space_name==='new_space');console.log(s.space_size/1048576)`], {
+          encoding: 'utf8',
+        }),
+      );
+    const flags = command.split(' ').slice(1, -1);
+    expect(newSpaceMb(flags)).toBeLessThanOrEqual(32);
+    expect(newSpaceMb([])).toBeGreaterThan(32);
+    // V8 still knows the compiler the flag leaves out.
+    expect(execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' })).toMatch(/^\s+--maglev \(/m);
   });
 });
