@@ -1,13 +1,15 @@
-# Build: compile TypeScript and the better-sqlite3 addon, then keep production dependencies only.
+# Build: compile TypeScript, then keep production dependencies only.
 FROM node:24-bookworm-slim AS build
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The image brings Node 24 itself: the optional Node binaries of package.json are left out.
-RUN npm ci --no-audit --no-fund --omit=optional
+# The image brings Node 24 itself: the optional Node binaries of package.json are left out. No install
+# script is needed (better-sqlite3 ships its addon prebuilt), so none runs, whatever npm's version allows.
+RUN npm ci --no-audit --no-fund --omit=optional --ignore-scripts
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev --omit=optional
+# --omit=optional also drops TypeScript, which typeorm names as an optional peer; the addon's C sources are not needed to run it.
+RUN npm run build && npm prune --omit=dev --omit=optional \
+  && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src node_modules/better-sqlite3/build
 
 # Run: no compiler, no sources, not root.
 FROM node:24-bookworm-slim

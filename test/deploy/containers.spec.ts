@@ -33,13 +33,24 @@ describeWithCompose('docker-compose.yml', () => {
     expect(resolved.match(/condition: service_healthy/g)?.length).toBeGreaterThanOrEqual(6);
   });
 
-  it('gives the service a MySQL read replica, and a trace collector only in the tracing profile', () => {
+  it('gives the service a MariaDB read replica, and a trace collector only in the tracing profile', () => {
     const result = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: ROOT, encoding: 'utf8' });
     expect(result.status).toBe(0);
     const resolved = result.stdout;
-    expect(resolved).toMatch(/^  mysql-replica:$/m);
-    expect(resolved.match(/DATABASE_REPLICA_URLS: mysql:\/\/animal:animal@mysql-replica:3306\/animal_store/g)).toHaveLength(2);
+    expect(resolved.match(/^    image: mariadb:10\.11$/gm)).toHaveLength(2);
+    expect(resolved).toMatch(/^  mariadb-replica:$/m);
+    expect(resolved.match(/DATABASE_REPLICA_URLS: mysql:\/\/animal:animal@mariadb-replica:3306\/animal_store/g)).toHaveLength(2);
     expect(resolved).toMatch(/^  otel-collector:\n(    .*\n)*?    profiles:\n    - tracing$/m);
+  });
+
+  it('publishes nginx alone, on the loopback address', () => {
+    const result = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: ROOT, encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    const services = result.stdout.slice(result.stdout.indexOf('services:\n')).split(/^(?=  [a-z0-9-]+:$)/m).slice(1);
+    const published = services
+      .map((service) => [/^  ([a-z0-9-]+):$/m.exec(service)?.[1], /^    ports:\n((?:    - .*\n)+)/m.exec(service)?.[1].trim()])
+      .filter(([, ports]) => ports !== undefined);
+    expect(published).toEqual([['proxy', '- 127.0.0.1:3000:8080/tcp']]);
   });
 });
 

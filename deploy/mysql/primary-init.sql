@@ -1,9 +1,0 @@
--- Run once, when the primary's data directory is created (docker-compose.yml).
--- Written to the binlog, so the replica gets these accounts too.
-
--- The replica's connection to the primary.
-CREATE USER 'replicator'@'%' IDENTIFIED BY 'replicator';
-GRANT REPLICATION SLAVE ON *.* TO 'replicator'@'%';
-
--- The service asks each replica how far behind it is (SHOW REPLICA STATUS).
-GRANT REPLICATION CLIENT ON *.* TO 'animal'@'%';
