@@ -45,9 +45,12 @@ describe('parseArgs', () => {
     expect(parseArgs(['--profile', 'create', '--store', 'mysql'])).toMatchObject({ profile: 'create', store: 'mysql' });
   });
 
-  it('puts the library floor in the service\'s place, with NestJS alone or the libraries named', () => {
+  it('puts the library floor in the service\'s place, with NestJS alone, every card part or the parts named', () => {
     expect(parseArgs(['--floor', 'nest']).floor).toEqual([]);
+    expect(parseArgs(['--floor', 'card']).floor).toEqual(['typeorm', 'throttler', 'validation', 'interceptors']);
     expect(parseArgs(['--floor=typeorm,throttler', '--scenarios', 'get']).floor).toEqual(['typeorm', 'throttler']);
+    expect(parseArgs(['--floor', 'validation']).floor).toEqual(['validation']);
+    expect(parseArgs(['--floor', 'interceptors,validation']).floor).toEqual(['interceptors', 'validation']);
   });
 
   it('runs the scale run on MySQL with a million pets unless told otherwise', () => {
@@ -76,8 +79,9 @@ describe('parseArgs', () => {
     [['--scenarios'], '--scenarios takes names from list-first,list-deep,get,create,create-idempotent, got ""'],
     [['--profile'], '--profile needs one of list-first, list-deep, get, create, create-idempotent, got nothing'],
     [['--scale', '--profile', 'get'], '--profile and --scale do not go together'],
-    [['--floor', 'typeorm,prisma'], '--floor takes nest or a comma list of typeorm,throttler, got "prisma"'],
-    [['--floor'], '--floor takes nest or a comma list of typeorm,throttler, got ""'],
+    [['--floor', 'typeorm,prisma'], '--floor takes nest, card or a comma list of typeorm,throttler,validation,interceptors, got "prisma"'],
+    [['--floor'], '--floor takes nest, card or a comma list of typeorm,throttler,validation,interceptors, got ""'],
+    [['--floor', 'card,typeorm'], '--floor takes nest, card or a comma list of typeorm,throttler,validation,interceptors, got "card"'],
     [['--scale', '--floor', 'nest'], '--floor and --scale do not go together'],
   ])('rejects %j with one clear line', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new ArgsError(message));

@@ -15,8 +15,8 @@ export interface BenchOptions {
   readonly scale: boolean;
   /** The scenarios compared, in this order. */
   readonly scenarios: readonly ScenarioName[];
-  /** The card libraries of the library floor run in the service's place (empty: NestJS alone); undefined runs the service. */
-  readonly floor?: readonly FloorLibrary[];
+  /** The card parts of the library floor run in the service's place (empty: NestJS alone); undefined runs the service. */
+  readonly floor?: readonly FloorPart[];
   /** Profile the service, then the baseline, under this scenario instead of comparing. */
   readonly profile?: ScenarioName;
   readonly help: boolean;
@@ -25,9 +25,13 @@ export interface BenchOptions {
 /** Raised for a command line the bench cannot run; its message is one line. */
 export class ArgsError extends Error {}
 
-/** What bench/floor can add to a bare NestJS application. */
-export const FLOOR_LIBRARIES = ['typeorm', 'throttler'] as const;
-export type FloorLibrary = (typeof FLOOR_LIBRARIES)[number];
+/**
+ * What bench/floor can add to a bare NestJS application: a card library or
+ * a Nest mechanism the service's hot path goes through; `card` names them
+ * all, the floor the service is judged against.
+ */
+export const FLOOR_PARTS = ['typeorm', 'throttler', 'validation', 'interceptors'] as const;
+export type FloorPart = (typeof FLOOR_PARTS)[number];
 
 export const SCALE_SMALL_PETS = 1_000;
 export const SCALE_DEFAULT_PETS = 1_000_000;
@@ -52,8 +56,8 @@ const FLAGS: readonly Flag[] = [
   { name: 'profile', value: 'SCENARIO', help: `run the service, then the baseline, under node --cpu-prof for one scenario (${SCENARIO_NAMES.join(', ')}) and print the top self-time frames of each` },
   {
     name: 'floor',
-    value: 'LIBRARIES',
-    help: `in the service's place, the baseline's work inside bare NestJS with these card libraries: nest (none) or a comma list of ${FLOOR_LIBRARIES.join(',')}`,
+    value: 'PARTS',
+    help: `in the service's place, the baseline's work inside bare NestJS with these card parts: nest (none), card (all) or a comma list of ${FLOOR_PARTS.join(',')}`,
   },
   { name: 'help', help: 'print this help' },
 ];
@@ -61,7 +65,7 @@ const FLAGS: readonly Flag[] = [
 export const USAGE = [
   'Usage: npm run bench -- [flags]',
   '',
-  'Runs the service (node dist/main.js) and a bare Fastify baseline doing the same work, alternately,',
+  'Runs the service (as npm run start:prod) and a bare Fastify baseline doing the same work, alternately,',
   'and prints req/s, p50, p99, errors, non-2xx and server RSS per scenario with the service/baseline ratio.',
   '',
   ...FLAGS.map((flag) => `  --${flag.value ? `${flag.name} ${flag.value}` : flag.name}`.padEnd(28) + flag.help),
@@ -74,12 +78,13 @@ function integer(flag: string, text: string | undefined, min: number, max: numbe
   return Number(text);
 }
 
-function floorLibraries(text: string | undefined): FloorLibrary[] {
+function floorParts(text: string | undefined): FloorPart[] {
   if (text === 'nest') return [];
+  if (text === 'card') return [...FLOOR_PARTS];
   const names = (text ?? '').split(',');
-  const unknown = names.find((name) => !(FLOOR_LIBRARIES as readonly string[]).includes(name));
-  if (unknown !== undefined) throw new ArgsError(`--floor takes nest or a comma list of ${FLOOR_LIBRARIES.join(',')}, got "${unknown}"`);
-  return names as FloorLibrary[];
+  const unknown = names.find((name) => !(FLOOR_PARTS as readonly string[]).includes(name));
+  if (unknown !== undefined) throw new ArgsError(`--floor takes nest, card or a comma list of ${FLOOR_PARTS.join(',')}, got "${unknown}"`);
+  return names as FloorPart[];
 }
 
 /** Reads `--flag value` and `--flag=value` forms; anything unknown or out of range is an ArgsError. */
@@ -114,7 +119,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   if (unknown !== undefined) throw new ArgsError(`--scenarios takes names from ${SCENARIO_NAMES.join(',')}, got "${unknown}"`);
   if (scale && given.has('profile')) throw new ArgsError('--profile and --scale do not go together');
   if (scale && pets <= SCALE_SMALL_PETS) throw new ArgsError(`--pets must be above ${SCALE_SMALL_PETS} for --scale`);
-  const floor = given.has('floor') ? floorLibraries(given.get('floor')) : undefined;
+  const floor = given.has('floor') ? floorParts(given.get('floor')) : undefined;
   if (scale && floor) throw new ArgsError('--floor and --scale do not go together');
   const optional = (name: string, fallback: number, min: number, max: number) =>
     given.has(name) ? integer(name, given.get(name), min, max) : fallback;

@@ -68,7 +68,7 @@ interface Scripts {
   /** Node's arguments for the service's side. */
   readonly service: readonly string[];
   readonly baseline?: string;
-  /** The card libraries the floor runs with; undefined when the service itself runs. */
+  /** The card parts the floor runs with; undefined when the service itself runs. */
   readonly floor?: readonly string[];
 }
 
@@ -80,7 +80,7 @@ function scriptsFor(options: BenchOptions): Scripts {
 function startTarget(target: Target, prepared: Prepared, port: number, scripts: Scripts, round: number, profiling?: Profiling): Promise<RunningServer> {
   const env = serverEnv(prepared.database, port);
   const floor = target === 'service' ? scripts.floor : undefined;
-  if (floor) env.FLOOR_LIBRARIES = floor.join(',');
+  if (floor) env.FLOOR_PARTS = floor.join(',');
   // The baseline and the floor check the key against this one hash; the service reads its keys from the store.
   if ((target === 'baseline' || floor) && prepared.apiKey) env.BENCH_API_KEY = prepared.apiKey;
   const profile = profiling ? ['--cpu-prof', '--cpu-prof-dir', profiling.directory, '--import', EXIT_ON_SIGUSR2] : [];
@@ -290,8 +290,8 @@ async function runProfile(options: BenchOptions, scenario: ScenarioName): Promis
   }
 }
 
-function floorLine(libraries: readonly string[]): string {
-  const on = libraries.length ? `NestJS with ${libraries.join(' and ')}` : 'NestJS alone';
+function floorLine(parts: readonly string[]): string {
+  const on = parts.length ? `NestJS with ${new Intl.ListFormat('en-GB').format(parts)}` : 'NestJS alone';
   return `In the service's place: the library floor (bench/floor), the baseline's work in ${on}; "service" below means the floor.`;
 }
 

@@ -153,7 +153,9 @@ export function openStore(url: string): Store {
   };
 }
 
-const STATUSES = new Set(['available', 'pending', 'sold']);
+/** A pet's statuses, as the service has them. */
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+const STATUSES = new Set<string>(PET_STATUSES);
 const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT';
 const DEPRECATION = `@${Date.parse('2026-11-21T00:00:00Z') / 1000}`;
 const PER_MINUTE = 100_000_000;
@@ -184,8 +186,22 @@ const keyHashes = new Map<string, string>();
 if (process.env.BENCH_API_KEY) keyHashes.set(sha256(process.env.BENCH_API_KEY), 'bench');
 const counters = new Map<string, { windowStart: number; count: number }>();
 
-const toPet = (row: Row) => ({ id: Number(row.id), name: row.name, categoryId: Number(row.categoryId), status: row.status });
-const fail = (reply: FastifyReply, status: number, code: string, message: string) => reply.code(status).send({ code, message, status });
+/**
+ * The Error body of a refused request. A work function answers one in place
+ * of its result, so that whoever answers the request sends it: the baseline
+ * by hand, the floor by hand or as a NestJS exception.
+ */
+export class Refusal {
+  constructor(
+    readonly code: string,
+    readonly message: string,
+    readonly status: number,
+  ) {}
+}
+
+const invalid = (message: string) => new Refusal('validation_failed', message, 400);
+const toPet = (row: Row): Row => ({ id: Number(row.id), name: row.name, categoryId: Number(row.categoryId), status: row.status });
+const fail = (reply: FastifyReply, { code, message, status }: Refusal) => reply.code(status).send({ code, message, status });
 const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
 const origin = (request: FastifyRequest) => `http://${request.headers.host ?? 'localhost'}`;
 
@@ -213,7 +229,7 @@ export const beforeRoute =
       const keyId = match ? keyHashes.get(sha256(match[1])) : undefined;
       if (!keyId) {
         reply.header('www-authenticate', 'Bearer realm="animal-store"');
-        return fail(reply, 401, 'unauthorized', 'A valid API key is required');
+        return fail(reply, new Refusal('unauthorized', 'A valid API key is required', 401));
       }
       caller = keyId;
     }
@@ -233,69 +249,153 @@ export const beforeRoute =
     return undefined;
   };
 
-/** A GET's JSON with its ETag (a digest of the body and the Link header), or 304 when If-None-Match names it. */
-function sendTagged(request: FastifyRequest, reply: FastifyReply, body: unknown): FastifyReply {
+/**
+ * A GET's JSON, once serialized, with its ETag (a digest of the body and the
+ * Link header) set on the reply; or nothing, the status set to 304, when
+ * If-None-Match names the tag. The caller sends what it answers.
+ */
+export function tagJson(request: FastifyRequest, reply: FastifyReply, body: unknown): string | undefined {
   const json = JSON.stringify(body);
   const link = String(reply.getHeader('link') ?? '');
   const tag = `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
   reply.header('etag', tag);
-  if (request.headers['if-none-match'] === tag) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(json);
+  if (request.headers['if-none-match'] === tag) {
+    reply.code(304);
+    return undefined;
+  }
+  reply.type('application/json; charset=utf-8');
+  return json;
 }
 
-/** GET /v1/pets: a page, its `Link` to the next one, tagged. */
-export const listPets =
+/** A GET's result sent tagged, or its refusal sent with the Error body. */
+export function sendTagged(request: FastifyRequest, reply: FastifyReply, result: unknown): FastifyReply {
+  return result instanceof Refusal ? fail(reply, result) : reply.send(tagJson(request, reply, result));
+}
+
+/** The query of GET /v1/pets once checked: a limit from 1 to 100 and a known status, the cursor as sent. */
+export interface PageQuery {
+  readonly limit: number;
+  readonly status?: string;
+  readonly cursor?: string;
+}
+
+/** The query of GET /v1/pets as Fastify parsed it, checked by hand. */
+export function readPageQuery(raw: unknown): PageQuery | Refusal {
+  const query = raw as Record<string, string | undefined>;
+  const limit = query.limit === undefined ? 20 : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
+  if (!(limit >= 1 && limit <= 100)) return invalid('limit must be an integer from 1 to 100');
+  if (query.status !== undefined && !STATUSES.has(query.status)) return invalid('status is invalid');
+  return { limit, status: query.status, cursor: query.cursor };
+}
+
+/** GET /v1/pets once its query is checked: a page, with its `Link` to the next one set on the reply. */
+export const findPage =
   (store: Store) =>
-  async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const query = request.query as Record<string, string | undefined>;
-    const limit = query.limit === undefined ? 20 : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
-    if (!(limit >= 1 && limit <= 100)) return fail(reply, 400, 'validation_failed', 'limit must be an integer from 1 to 100');
-    if (query.status !== undefined && !STATUSES.has(query.status)) return fail(reply, 400, 'validation_failed', 'status is invalid');
-    const afterId = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
-    if (!(afterId >= 0)) return fail(reply, 400, 'validation_failed', 'cursor is malformed');
-    const rows = await store.page(query.status, afterId, limit + 1);
+  async (request: FastifyRequest, reply: FastifyReply, { limit, status, cursor }: PageQuery): Promise<Row[] | Refusal> => {
+    const afterId = cursor === undefined ? 0 : decodeCursor(cursor);
+    if (!(afterId >= 0)) return invalid('cursor is malformed');
+    const rows = await store.page(status, afterId, limit + 1);
     const pets = rows.slice(0, limit).map(toPet);
     if (rows.length > limit) {
       const next = new URLSearchParams({ limit: String(limit) });
-      if (query.status) next.set('status', query.status);
+      if (status) next.set('status', status);
       next.set('cursor', Buffer.from(`p1.${pets[pets.length - 1].id}`).toString('base64url'));
       reply.header('link', `<${origin(request)}/v1/pets?${next}>; rel="next"`);
     }
-    return sendTagged(request, reply, pets);
+    return pets;
   };
 
-/** GET /v1/pets/:petId, deprecated: one pet, tagged. */
-export const getPet =
+/** GET /v1/pets: a page, its `Link` to the next one, tagged. */
+export const listPets = (store: Store) => {
+  const find = findPage(store);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const query = readPageQuery(request.query);
+    return sendTagged(request, reply, query instanceof Refusal ? query : await find(request, reply, query));
+  };
+};
+
+/** GET /v1/pets/:petId, deprecated: one pet, its deprecation headers set on the reply. */
+export const findPet =
   (store: Store) =>
-  async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+  async (request: FastifyRequest, reply: FastifyReply): Promise<Row | Refusal> => {
     reply.header('deprecation', DEPRECATION);
     reply.header('sunset', SUNSET);
     reply.header('link', `<${origin(request)}/v1/pets>; rel="successor-version"`);
     const { petId } = request.params as { petId: string };
     const id = /^\d{1,16}$/.test(petId) ? Number(petId) : NaN;
-    if (!isId(id)) return fail(reply, 400, 'validation_failed', 'petId is invalid');
+    if (!isId(id)) return invalid('petId is invalid');
     const row = await store.byId(id);
-    return row ? sendTagged(request, reply, toPet(row)) : fail(reply, 404, 'not_found', `No pet with id ${id}`);
+    return row ? toPet(row) : new Refusal('not_found', `No pet with id ${id}`, 404);
   };
 
-/** POST /v1/pets: the body checked by hand, one insert, 201; with an Idempotency-Key, the insert and its record in one transaction. */
-export const createPet =
+/** GET /v1/pets/:petId: one pet, tagged. */
+export const getPet = (store: Store) => {
+  const find = findPet(store);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => sendTagged(request, reply, await find(request, reply));
+};
+
+/** A create's body once checked: the pet to store. */
+export interface NewPet {
+  readonly name: string;
+  readonly categoryId: number;
+  readonly status: string;
+}
+
+/** A create's body checked by hand: the pet to store, or what is wrong with it. */
+export function checkNewPet(body: unknown): NewPet | string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'Request body must be a JSON object';
+  const { name, categoryId, status = 'available', ...rest } = body as Record<string, unknown>;
+  if (Object.keys(rest).length) return 'unknown fields';
+  if (typeof name !== 'string' || !/\S/.test(name) || [...name].length > 255) return 'name is invalid';
+  if (!isId(categoryId)) return 'categoryId is invalid';
+  if (typeof status !== 'string' || !STATUSES.has(status)) return 'status is invalid';
+  return { name, categoryId, status };
+}
+
+/**
+ * POST /v1/pets once its body is checked: one insert, 201; with an
+ * Idempotency-Key, the insert and its record in one transaction. The key's
+ * fingerprint is the digest of the body as sent.
+ */
+/** What storing a checked pet answers: the pet stored now, or the answer a create with the same Idempotency-Key stored before. */
+export type Stored = { readonly pet: Row } | { readonly replayed: string };
+
+/** A checked pet stored: at once, or with an Idempotency-Key its record in the same transaction, a retry getting the stored answer. */
+export const storeNewPet =
   (store: Store) =>
-  async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const body = request.body as Record<string, unknown> | null;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(reply, 400, 'validation_failed', 'Request body must be a JSON object');
-    const { name, categoryId, status = 'available', ...rest } = body;
-    if (Object.keys(rest).length) return fail(reply, 400, 'validation_failed', 'unknown fields');
-    if (typeof name !== 'string' || !/\S/.test(name) || [...name].length > 255) return fail(reply, 400, 'validation_failed', 'name is invalid');
-    if (!isId(categoryId)) return fail(reply, 400, 'validation_failed', 'categoryId is invalid');
-    if (typeof status !== 'string' || !STATUSES.has(status)) return fail(reply, 400, 'validation_failed', 'status is invalid');
+  async (request: FastifyRequest, { name, categoryId, status }: NewPet): Promise<Stored | Refusal> => {
     const key = request.headers['idempotency-key'];
-    if (typeof key !== 'string') return reply.code(201).send({ id: await store.insert(name, categoryId, status), name, categoryId, status });
-    if (!/^[\x20-\x7e]{1,255}$/.test(key)) return fail(reply, 400, 'validation_failed', 'Idempotency-Key is invalid');
-    // Done once, for every pet and its key's record together; a retry gets the stored answer.
-    const fingerprint = hash('sha256', JSON.stringify(body), 'hex');
+    if (typeof key !== 'string') return { pet: { id: await store.insert(name, categoryId, status), name, categoryId, status } };
+    if (!/^[\x20-\x7e]{1,255}$/.test(key)) return invalid('Idempotency-Key is invalid');
+    const fingerprint = hash('sha256', JSON.stringify(request.body), 'hex');
     const once = await store.insertOnce(name, categoryId, status, { key, fingerprint });
-    if ('id' in once) return reply.code(201).send({ id: once.id, name, categoryId, status });
-    if (once.fingerprint !== fingerprint) return fail(reply, 422, 'idempotency_key_reused', 'Idempotency-Key was used with another body');
-    return reply.code(201).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(once.body);
+    if ('id' in once) return { pet: { id: once.id, name, categoryId, status } };
+    if (once.fingerprint !== fingerprint) return new Refusal('idempotency_key_reused', 'Idempotency-Key was used with another body', 422);
+    return { replayed: once.body };
   };
+
+/** A create's 201: the pet stored now, or the stored answer marked as replayed. */
+export function answerStored(reply: FastifyReply, stored: Stored): { readonly body: Row | string } {
+  reply.code(201);
+  if ('pet' in stored) return { body: stored.pet };
+  reply.header('idempotent-replayed', 'true').type('application/json; charset=utf-8');
+  return { body: stored.replayed };
+}
+
+/** POST /v1/pets for a body already checked: stored, then sent. */
+export const storePet = (store: Store) => {
+  const storeChecked = storeNewPet(store);
+  return async (request: FastifyRequest, reply: FastifyReply, pet: NewPet): Promise<FastifyReply> => {
+    const stored = await storeChecked(request, pet);
+    return stored instanceof Refusal ? fail(reply, stored) : reply.send(answerStored(reply, stored).body);
+  };
+};
+
+/** POST /v1/pets: the body checked by hand, then stored. */
+export const createPet = (store: Store) => {
+  const storeChecked = storePet(store);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const pet = checkNewPet(request.body);
+    return typeof pet === 'string' ? fail(reply, invalid(pet)) : storeChecked(request, reply, pet);
+  };
+};

@@ -1,56 +1,161 @@
 /**
  * The baseline's work (bench/baseline/work.ts) done inside a bare NestJS
- * application on @nestjs/platform-fastify, with none, one or both of the
- * card's libraries the service's hot path goes through: TypeORM's query API
- * in place of the driver, and @nestjs/throttler's guard in place of the
- * baseline's counter. No service code, no validation, no logging or metrics:
- * what is left is what the libraries themselves cost a request, the floor
- * beneath which the service cannot go while it uses them.
+ * application on @nestjs/platform-fastify, with any of the card's parts the
+ * service's hot path goes through: TypeORM's query API in place of the
+ * driver, @nestjs/throttler's guard in place of the baseline's counter, a
+ * global ValidationPipe checking the create's body and the list's query
+ * against class-validator DTOs in place of the baseline's checks by hand, and
+ * Nest interceptors around the routes, the GETs' answers tagged by one in
+ * place of handlers that send their own. No service code, no logging or
+ * metrics: what is left is what the libraries themselves cost a request, the
+ * floor beneath which the service cannot go while it uses them.
  *
- * Environment: as the baseline, and FLOOR_LIBRARIES, a comma list of
- * `typeorm` and `throttler` (empty: NestJS alone), checked by bench/args.ts.
+ * Environment: as the baseline, and FLOOR_PARTS, a comma list of `typeorm`,
+ * `throttler`, `validation` and `interceptors` (empty: NestJS alone), checked
+ * by bench/args.ts.
  */
 import 'reflect-metadata';
-import { Controller, Get, Inject, Module, Post, Req, Res, type Provider } from '@nestjs/common';
-import { APP_GUARD, NestFactory } from '@nestjs/core';
+import {
+  BadRequestException,
+  Body,
+  type CallHandler,
+  Controller,
+  type ExecutionContext,
+  Get,
+  HttpException,
+  Inject,
+  Injectable,
+  Module,
+  type NestInterceptor,
+  Post,
+  type Provider,
+  Query,
+  Req,
+  Res,
+  type Type,
+  UseInterceptors,
+  ValidationPipe,
+} from '@nestjs/common';
+import { APP_GUARD, APP_PIPE, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ThrottlerGuard, ThrottlerModule, type ThrottlerStorage } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { map, type Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { beforeRoute, createPet, getPet, isDuplicateKey, listPets, type Once, openStore, prepareSqlite, recordOf, type Row, SQL, type Store, storedRecordOf } from '../baseline/work';
+import {
+  answerStored,
+  beforeRoute,
+  checkNewPet,
+  createPet,
+  findPage,
+  findPet,
+  isDuplicateKey,
+  type Once,
+  openStore,
+  prepareSqlite,
+  readPageQuery,
+  recordOf,
+  Refusal,
+  type Row,
+  sendTagged,
+  SQL,
+  type Store,
+  storedRecordOf,
+  storeNewPet,
+  storePet,
+  tagJson,
+} from '../baseline/work';
+import { CreatePetDto } from './create-pet.dto';
+import { ListPetsQueryDto } from './list-pets.query.dto';
 
-const libraries = new Set((process.env.FLOOR_LIBRARIES ?? '').split(',').filter(Boolean));
+const parts = new Set((process.env.FLOOR_PARTS ?? '').split(',').filter(Boolean));
 const databaseUrl = process.env.DATABASE_URL ?? '';
+const throttled = parts.has('throttler');
+const validated = parts.has('validation');
+const intercepted = parts.has('interceptors');
 const STORE = Symbol('store');
 
-type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+/**
+ * A GET's answer, as the service's @ConditionalGet() makes it: the handler's
+ * result serialized once and tagged, then sent by Nest as it is, or a 304
+ * without a body when If-None-Match names the tag.
+ */
+@Injectable()
+class TaggedAnswerInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<string | undefined> {
+    const http = context.switchToHttp();
+    const [request, reply] = [http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>()];
+    return next.handle().pipe(map((body: unknown) => tagJson(request, reply, body)));
+  }
+}
 
-/** The baseline's routes; each handler sends its own reply, so Nest only routes, guards and calls. */
+/**
+ * The wrapper every create has in the service, whose @Idempotent()
+ * interceptor lets a request without an Idempotency-Key straight on. The
+ * floor's keyed create keeps the key's record in its handler's transaction,
+ * so a keyed request goes on too.
+ */
+@Injectable()
+class CreateInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle();
+  }
+}
+
+/** A route's interceptor when the floor runs with `interceptors`; without, the route has none. */
+const InterceptedBy = (interceptor: Type<NestInterceptor>): MethodDecorator => (intercepted ? UseInterceptors(interceptor) : () => undefined);
+
+/** A GET's result for its interceptor to send; a refusal is thrown as an HttpException whose response is the Error body. */
+function throwIfRefused<T>(result: T | Refusal): T {
+  if (result instanceof Refusal) throw new HttpException({ code: result.code, message: result.message, status: result.status }, result.status);
+  return result;
+}
+
+/**
+ * The baseline's routes. Without `interceptors` each handler sends its own
+ * reply, so Nest only routes, guards, validates and calls; with them, the
+ * GETs return their result for Nest to send through their interceptor.
+ */
 @Controller('v1/pets')
 class PetsController {
-  private readonly list: Handler;
-  private readonly get: Handler;
-  private readonly create: Handler;
+  private readonly fetchPage: ReturnType<typeof findPage>;
+  private readonly fetchPet: ReturnType<typeof findPet>;
+  private readonly create: (request: FastifyRequest, reply: FastifyReply, pet: CreatePetDto) => Promise<FastifyReply>;
+  private readonly storeChecked: ReturnType<typeof storeNewPet>;
 
   constructor(@Inject(STORE) store: Store) {
-    [this.list, this.get, this.create] = [listPets(store), getPet(store), createPet(store)];
+    [this.fetchPage, this.fetchPet] = [findPage(store), findPet(store)];
+    // A body the pipe has checked goes straight to the insert; without the pipe the baseline checks it by hand.
+    this.create = validated ? storePet(store) : createPet(store);
+    this.storeChecked = storeNewPet(store);
   }
 
+  /** Without the pipe `query` is Fastify's own, checked here by hand as the baseline checks it. */
   @Get()
-  listPets(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.list(request, reply);
+  @InterceptedBy(TaggedAnswerInterceptor)
+  async listPets(@Query() query: ListPetsQueryDto, @Req() request: FastifyRequest, @Res({ passthrough: intercepted }) reply: FastifyReply) {
+    const checked = validated ? query : readPageQuery(query);
+    const pets = checked instanceof Refusal ? checked : await this.fetchPage(request, reply, checked);
+    return intercepted ? throwIfRefused(pets) : sendTagged(request, reply, pets);
   }
 
   @Get(':petId')
-  getPet(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.get(request, reply);
+  @InterceptedBy(TaggedAnswerInterceptor)
+  async getPet(@Req() request: FastifyRequest, @Res({ passthrough: intercepted }) reply: FastifyReply) {
+    const pet = await this.fetchPet(request, reply);
+    return intercepted ? throwIfRefused(pet) : sendTagged(request, reply, pet);
   }
 
+  /** With `interceptors`, as the service's: the pet returned for Nest to send, through the route's interceptor. */
   @Post()
-  createPet(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.create(request, reply);
+  @InterceptedBy(CreateInterceptor)
+  async createPet(@Body() body: CreatePetDto, @Req() request: FastifyRequest, @Res({ passthrough: intercepted }) reply: FastifyReply) {
+    if (!intercepted) return this.create(request, reply, body);
+    const pet = validated ? body : checkNewPet(request.body);
+    const stored = typeof pet === 'string' ? new Refusal('validation_failed', pet, 400) : await this.storeChecked(request, pet);
+    return answerStored(reply, throwIfRefused(stored)).body;
   }
 }
 
@@ -111,8 +216,27 @@ class WindowStorage implements ThrottlerStorage {
   }
 }
 
-const throttled = libraries.has('throttler');
-const storeProvider: Provider = libraries.has('typeorm')
+/**
+ * The documented global pipe: a create's body becomes a CreatePetDto and a
+ * list's query a ListPetsQueryDto, or is refused, unknown fields included,
+ * with the Error body the baseline sends.
+ */
+const createValidationPipe = () =>
+  new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    // One message per field, the first rule it breaks, as the service's pipe gives it.
+    stopAtFirstError: true,
+    exceptionFactory: (errors) =>
+      new BadRequestException({
+        code: 'validation_failed',
+        message: errors.flatMap((error) => Object.values(error.constraints ?? {})).join('; '),
+        status: 400,
+      }),
+  });
+
+const storeProvider: Provider = parts.has('typeorm')
   ? { provide: STORE, useFactory: typeOrmStore }
   : { provide: STORE, useValue: openStore(databaseUrl) };
 
@@ -130,7 +254,11 @@ const storeProvider: Provider = libraries.has('typeorm')
       ]
     : [],
   controllers: [PetsController],
-  providers: [storeProvider, ...(throttled ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : [])],
+  providers: [
+    storeProvider,
+    ...(throttled ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),
+    ...(validated ? [{ provide: APP_PIPE, useFactory: createValidationPipe }] : []),
+  ],
 })
 class FloorModule {}
 
