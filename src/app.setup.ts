@@ -11,10 +11,7 @@ import {
   routeExpectations,
 } from './errors/client-error.handler';
 import { MAX_PARAM_LENGTH } from './errors/request-errors';
-import { registerConditionalGet } from './http/conditional-get';
-import { registerDeprecationHeaders } from './http/deprecation';
 import { registerJsonBodyParser } from './http/json-body';
-import { createValidationPipe } from './http/validation';
 import { configureOperations } from './ops/ops.setup';
 import { requestIdFor } from './ops/request-id';
 
@@ -49,14 +46,10 @@ export const NEST_APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const
  * end-to-end specs both call it, so the tests exercise exactly what ships.
  */
 export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
-  // First: these two give routes their own hooks as they are registered, the API docs' routes included.
+  // First: it gives each route its request log and metrics as the route is registered, the API docs' routes included.
   configureOperations(app);
-  const fastify = app.getHttpAdapter().getInstance();
-  registerDeprecationHeaders(fastify, app.get(AppConfig).trustProxy);
-  registerConditionalGet(fastify);
-  registerJsonBodyParser(fastify);
+  registerJsonBodyParser(app.getHttpAdapter().getInstance());
   app.enableVersioning({ type: VersioningType.URI });
   setupApiDocs(app);
-  app.useGlobalPipes(createValidationPipe());
   return app;
 }

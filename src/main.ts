@@ -9,13 +9,14 @@ import { AppModule } from './app.module';
 import { ApiKeysService, CreatedApiKey } from './auth/application/api-keys.service';
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from './app.setup';
 import { ConfigError, loadConfig } from './config/app-config';
+import { RouteDeclarationError } from './http/route-declarations';
 import { shutDownOnSignals } from './ops/graceful-shutdown';
 import { limitHeapGrowth } from './ops/heap-growth';
 
 async function bootstrap(): Promise<void> {
   limitHeapGrowth();
   const config = loadConfig();
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(config), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(config), {
     ...NEST_APP_OPTIONS,
     // A provider that refuses the configuration (the plan table) reaches the catch below as its one line, unlogged.
     abortOnError: false,
@@ -42,7 +43,7 @@ function printDevelopmentKey(created: CreatedApiKey, port: number): void {
 }
 
 bootstrap().catch((error: unknown) => {
-  // A bad configuration is one clear line, not a stack trace.
-  console.error(error instanceof ConfigError ? error.message : error);
+  // A bad configuration or a route declared so that it cannot work is one clear line, not a stack trace.
+  console.error(error instanceof ConfigError || error instanceof RouteDeclarationError ? error.message : error);
   process.exit(1);
 });

@@ -6,7 +6,7 @@ import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-
 import { createDataSourceOptions } from '../src/database/database-options';
 import { runMigrations } from '../src/database/run-migrations';
 import { createTestDatabase, reachableStores, TestDatabase } from './support/test-database';
-import { SCOPES } from '../src/auth/domain/scope';
+import { PETS_READ, PETS_WRITE } from '../src/pets/http/pet-scopes';
 
 const ACCOUNTS_MIGRATION = 'CreateAccounts1763856000000';
 const OWN_ACCOUNTS_MIGRATION = 'OwnAccounts1763942400000';
@@ -67,7 +67,7 @@ describe.each(reachableStores())('key and account migrations [%s]', (store) => {
       { id: 2, name: 'big', account: { id: expect.any(Number), name: 'key-2', ownerKeyId: 2 }, plan: 'enterprise', customLimits: { perMinute: 50, perDay: 500 } },
     ]);
     expect(keys[0].account.id).not.toBe(keys[1].account.id);
-    const next = await repository.create({ name: '', plan: 'free', customLimits: null, scopes: SCOPES, keyHash: 'c'.repeat(64), createdAt: new Date(), expiresAt: null });
+    const next = await repository.create({ name: '', plan: 'free', customLimits: null, scopes: [PETS_READ, PETS_WRITE], keyHash: 'c'.repeat(64), createdAt: new Date(), expiresAt: null });
     expect(next.account).toMatchObject({ name: 'key-3', ownerKeyId: 3 });
 
     await undoFrom(migrated, ACCOUNTS_MIGRATION);
@@ -97,7 +97,7 @@ describe.each(reachableStores())('key and account migrations [%s]', (store) => {
     ]);
     await expect(repository.findAccount('key-1')).resolves.toMatchObject({ id: 1, ownerKeyId: 1 });
     // A new key's own account is made as such at once, with no name to rename.
-    const next = await repository.create({ name: '', plan: 'free', customLimits: null, scopes: SCOPES, keyHash: 'e'.repeat(64), createdAt: new Date(), expiresAt: null });
+    const next = await repository.create({ name: '', plan: 'free', customLimits: null, scopes: [PETS_READ, PETS_WRITE], keyHash: 'e'.repeat(64), createdAt: new Date(), expiresAt: null });
     expect(next.account).toEqual({ id: 4, name: 'key-5', ownerKeyId: 5 });
     const accounts = async (columns: string) =>
       ((await migrated.query(`SELECT ${columns} FROM accounts ORDER BY id`)) as Array<Record<string, unknown>>).map((row) =>

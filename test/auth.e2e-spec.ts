@@ -9,7 +9,7 @@ import { ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { FakeClock } from './support/fake-clock';
 import { createTestApp, TestApp } from './support/test-app';
-import { SCOPES } from '../src/auth/domain/scope';
+import { PETS_READ, PETS_WRITE } from '../src/pets/http/pet-scopes';
 
 /** Each operation with the status it answers a valid key (pet 1 is made in beforeAll). */
 const OPERATIONS = [
@@ -79,7 +79,7 @@ describeOnStore('API key authentication', () => {
 
   it('keeps accepting a key issued before checksums, whose format has none', async () => {
     const legacy = `ask_test_${randomBytes(32).toString('base64url')}`;
-    await testApp.app.get(ApiKeyRepository).create({ name: 'legacy', plan: 'free', customLimits: null, scopes: SCOPES, keyHash: hashApiKeySecret(legacy), createdAt: new Date(), expiresAt: null });
+    await testApp.app.get(ApiKeyRepository).create({ name: 'legacy', plan: 'free', customLimits: null, scopes: [PETS_READ, PETS_WRITE], keyHash: hashApiKeySecret(legacy), createdAt: new Date(), expiresAt: null });
     expect((await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${legacy}` })).status).toBe(200);
   });
 

@@ -1,5 +1,9 @@
 import { Body, Controller, Get, HttpCode, Module, NotFoundException, Param, Post } from '@nestjs/common';
 import { IsString, Length } from 'class-validator';
+import { defineScope } from '../src/auth/domain/scope';
+import { RequireScope } from '../src/auth/http/require-scope.decorator';
+import { DomainError } from '../src/errors/domain-error';
+import { defineErrorCode } from '../src/errors/error-code';
 import type { KeyCaller } from '../src/http/caller';
 import { Public } from '../src/http/public.decorator';
 import { CurrentCaller } from '../src/http/request-context';
@@ -9,7 +13,22 @@ import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
 
-/** A feature module as a backend developer adds one: a controller, a class-validator DTO, a plain Nest exception. */
+/**
+ * A feature module as a backend developer adds one: a controller, a
+ * class-validator DTO, a plain Nest exception, and a scope and an error code
+ * of its own, declared beside the routes that use them.
+ */
+const GREETINGS_SEND = defineScope('greetings:send', 'Send greeting cards');
+const GREETING_WITHDRAWN = defineErrorCode('greeting_withdrawn', 410, 'This greeting was withdrawn');
+
+class GreetingWithdrawnError extends DomainError {
+  readonly code = GREETING_WITHDRAWN;
+
+  constructor() {
+    super('This greeting was withdrawn');
+  }
+}
+
 class CreateGreetingDto {
   @IsString()
   @Length(1, 20)
@@ -32,10 +51,16 @@ class GreetingsController {
 
   /** Made safe to retry in one line; the status declared below the decorator still applies, replays included. */
   @Post('cards')
+  @RequireScope(GREETINGS_SEND)
   @Idempotent()
   @HttpCode(202)
   sendCard(@Body() body: CreateGreetingDto): { card: number; to: string } {
     return { card: ++this.cardsSent, to: body.name };
+  }
+
+  @Get('withdrawn/card')
+  withdrawn(): never {
+    throw new GreetingWithdrawnError();
   }
 
   @Public()
@@ -127,5 +152,18 @@ describeOnStore('a module added the way a backend developer adds one', () => {
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(next.body.card).toBe(first.body.card + 1);
     expectErrorBody(await send('card-1', 'Tom'), 422, 'idempotency_key_reused');
+  });
+
+  it("owns its scope and its error code: a key without the module's scope is 403 naming it, and its error is answered with its own code", async () => {
+    const reader = await testApp.createKey({ plan: 'free', scopes: ['pets:read'] });
+    const refused = await testApp.anonymous.withHeaders({ authorization: `Bearer ${reader.secret}` }).post('/v1/greetings/cards', { name: 'Rex' });
+    expectErrorBody(refused, 403, 'insufficient_scope');
+    expect(refused.headers['www-authenticate']).toBe('Bearer realm="animal-store", error="insufficient_scope", scope="greetings:send"');
+    const withdrawn = await client.get('/v1/greetings/withdrawn/card');
+    expect({ status: withdrawn.status, body: withdrawn.body }).toEqual({
+      status: 410,
+      body: { code: 'greeting_withdrawn', message: 'This greeting was withdrawn', status: 410 },
+    });
+    expectRateLimitHeaders(withdrawn, 8);
   });
 });

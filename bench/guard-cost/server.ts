@@ -5,7 +5,7 @@ import { Test } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module';
 import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from '../../src/app.setup';
 import { AccessGuard } from '../../src/auth/http/access.guard';
-import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config/app-config';
 import { PlanThrottlerGuard } from '../../src/rate-limit/http/plan-throttler.guard';
 import { Variant, VARIANTS } from './variants';
 
@@ -19,7 +19,7 @@ const passThrough: CanActivate = { canActivate: () => true };
 
 async function main(variant: Variant): Promise<void> {
   const config = loadConfig();
-  let builder = Test.createTestingModule({ imports: [AppModule] }).overrideProvider(AppConfig).useValue(config);
+  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
   if (variant === 'off' || variant === 'auth') builder = builder.overrideProvider(PlanThrottlerGuard).useValue(passThrough);
   if (variant === 'off') builder = builder.overrideProvider(AccessGuard).useValue(passThrough);
   const moduleRef = await builder.compile();

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
-import { RouteReflector } from '../http/route-reflector';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { AuthenticationService } from './application/authentication.service';
@@ -28,7 +27,6 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
     KeyUsageRecorder,
     AuthenticationGuard,
     AccessGuard,
-    RouteReflector,
     { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
   ],
   exports: [ApiKeysService, AuthenticationGuard, AccessGuard],

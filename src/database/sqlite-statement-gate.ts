@@ -26,8 +26,8 @@ export class SqliteStatementGate<Unit extends object> implements EntitySubscribe
   constructor(private readonly unitInProgress: () => Unit | undefined) {}
 
   /** TypeORM waits for the promise that comes back; a unit's own statements go on at once. */
-  beforeQuery(): Promise<void> | void {
-    if (this.isHoldersStatement()) return;
+  beforeQuery(): Promise<void> {
+    if (this.isHoldersStatement()) return Promise.resolve();
     if (this.holder === undefined && this.waiting.length === 0) {
       this.running++;
       return new Promise((resolve) => setImmediate(resolve));

@@ -22,8 +22,6 @@ interface Unit {
 export class TypeOrmUnitOfWork extends UnitOfWork {
   private readonly units = new AsyncLocalStorage<Unit>();
   private readonly gate?: SqliteStatementGate<Unit>;
-  /** Units begun and not yet ended. */
-  private running = 0;
 
   constructor(private readonly dataSource: DataSource) {
     super();
@@ -37,22 +35,16 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
   run<T>(work: () => Promise<T>): Promise<T> {
     if (this.unitInProgress()) return work();
     const unit: Unit = {};
-    this.running++;
     return this.units.run(unit, async () => {
+      let result: T;
       try {
-        let result: T;
-        try {
-          result = await work();
-        } catch (error) {
-          await this.end(unit, false);
-          throw error;
-        }
-        await this.end(unit, true);
-        return result;
-      } finally {
-        // While any AsyncLocalStorage is enabled, Node runs a hook on every promise of the process: off when no unit runs.
-        if (--this.running === 0) this.units.disable();
+        result = await work();
+      } catch (error) {
+        await this.end(unit, false);
+        throw error;
       }
+      await this.end(unit, true);
+      return result;
     });
   }
 

@@ -1,8 +1,9 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, ReferenceObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/app-config';
 import { declaredErrorCodes } from '../errors/error-code';
-import { ETAG_HEADER_COMPONENT, RATE_LIMIT_HEADER_COMPONENTS } from './api-standard-responses';
+import { takeRouteDocs } from '../http/route-docs';
+import { ETAG_HEADER_COMPONENT, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS } from './api-standard-responses';
 
 /** The interface version (the specification's), not the package's. */
 export const API_VERSION = '1.0.0';
@@ -45,6 +46,7 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
   base.components = { ...base.components, headers: { ...RATE_LIMIT_HEADER_COMPONENTS, ...ETAG_HEADER_COMPONENT } };
   const document = SwaggerModule.createDocument(app, base);
   document.paths = relativeToServers(document.paths);
+  completeResponses(document);
   closeSchemas(document);
   completeErrorCodes(document);
   return document;
@@ -60,6 +62,27 @@ function relativeToServers(paths: OpenAPIObject['paths']): OpenAPIObject['paths'
       .filter(([path]) => path.startsWith(`${VERSION_PREFIX}/`))
       .map(([path, item]) => [path.slice(VERSION_PREFIX.length), item]),
   );
+}
+
+/**
+ * Every response of an operation carries the rate-limit headers, and what its
+ * route decorators documented (http/route-docs.ts): headers on its successful
+ * answers (2xx and 304), headers on all of them, and the deprecated mark.
+ */
+function completeResponses(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of [item.get, item.put, item.post, item.patch, item.delete]) {
+      if (!operation) continue;
+      const docs = takeRouteDocs(operation);
+      if (docs.some(({ deprecated }) => deprecated)) operation.deprecated = true;
+      const successHeaders = Object.assign({}, ...docs.map(({ successHeaders }) => successHeaders));
+      const everyResponseHeaders = Object.assign({}, ...docs.map(({ everyResponseHeaders }) => everyResponseHeaders));
+      for (const [status, response] of Object.entries(operation.responses) as Array<[string, ResponseObject]>) {
+        const successful = status.startsWith('2') || status === '304';
+        response.headers = { ...response.headers, ...(successful ? successHeaders : {}), ...everyResponseHeaders, ...RATE_LIMIT_HEADERS };
+      }
+    }
+  }
 }
 
 /**

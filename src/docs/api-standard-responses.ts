@@ -3,6 +3,7 @@ import { ApiResponse } from '@nestjs/swagger';
 import type { HeadersObject } from '@nestjs/swagger';
 import { errorBody } from '../errors/error-code';
 import { ErrorResponse } from '../errors/error.response';
+import { routeParamsOf, RouteParamtypes } from '../http/route-params';
 
 /**
  * Sent on every response under /v1, errors included: the X- trio for the window
@@ -41,11 +42,11 @@ export const RATE_LIMIT_HEADER_COMPONENTS: HeadersObject = {
   },
 };
 
-const RATE_LIMIT_HEADERS: HeadersObject = Object.fromEntries(
+export const RATE_LIMIT_HEADERS: HeadersObject = Object.fromEntries(
   Object.keys(RATE_LIMIT_HEADER_COMPONENTS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
 );
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
+type ErrorStatus = 400 | 401 | 413 | 415 | 429 | 500;
 
 /** Each example is an Error body: its code, and a message (the code's own when none is given). */
 type Example = readonly [code: string, message?: string];
@@ -67,24 +68,6 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
       },
     },
   },
-  403: {
-    example: ['insufficient_scope', 'This API key lacks the scope pets:write, which this operation needs'],
-    description: '`insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`)',
-    headers: {
-      'WWW-Authenticate': {
-        required: true,
-        description: 'RFC 6750: the error and the scope the operation needs',
-        schema: { type: 'string', pattern: '^Bearer realm="animal-store", error="insufficient_scope", scope="[a-z:]+"$' },
-      },
-    },
-  },
-  404: { example: ['not_found'], description: '`not_found`: no pet with that id' },
-  409: {
-    example: ['idempotency_key_in_use'],
-    description:
-      '`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed, or was lost with its instance ' +
-      'less than `IDEMPOTENCY_LEASE_SECONDS` ago; retry later with the same key and body',
-  },
   413: {
     example: ['payload_too_large'],
     description: '`payload_too_large`: the body is larger than the configured limit (16 KiB by default)',
@@ -92,10 +75,6 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
   415: {
     example: ['unsupported_media_type'],
     description: '`unsupported_media_type`: the body is not sent as `application/json`',
-  },
-  422: {
-    example: ['idempotency_key_reused'],
-    description: '`idempotency_key_reused`: the `Idempotency-Key` was already used with a different body',
   },
   429: {
     example: ['rate_limited'],
@@ -115,7 +94,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
   },
 };
 
-/** On a @ConditionalGet() operation's 200 and 304; declared once under components.headers. */
+/** The `ETag` of a @ConditionalGet() operation's 200 and 304; declared once under components.headers. */
 export const ETAG_HEADER_COMPONENT: HeadersObject = {
   ETag: {
     required: true,
@@ -124,56 +103,45 @@ export const ETAG_HEADER_COMPONENT: HeadersObject = {
   },
 };
 
-const ETAG_HEADERS: HeadersObject = { ETag: { $ref: '#/components/headers/ETag' } };
-
 export interface StandardResponses {
   success: { status: 200 | 201; description: string; type: Type<unknown> | [Type<unknown>]; headers?: HeadersObject };
-  /** Error statuses this operation can send besides 400 (see takesInput), 401, 429 and 500, which every operation can. */
-  errors?: Array<403 | 404 | 409 | 413 | 415 | 422>;
-  /** Headers on every response of the operation, errors included. */
-  headers?: HeadersObject;
-  /** A @ConditionalGet() operation: its success carries an `ETag`, and it may answer 304. */
-  conditional?: boolean;
-  /** False for an operation without parameters, query or body, which never answers 400. */
-  takesInput?: boolean;
+  /** The errors of the operation's own (its service's), besides those of the way in and of its route decorators. */
+  errors?: OwnError[];
+}
+
+/** An error the operation's own service raises: its status, its code, and when. */
+export interface OwnError {
+  readonly status: number;
+  readonly code: string;
+  readonly when: string;
 }
 
 /**
- * Every response an operation really sends: its success, the errors every
- * operation shares plus its own, each error with the Error body, and on all of
- * them the rate-limit headers and the operation's own.
+ * An operation's success and its own errors, with the errors of the way in
+ * that every operation can meet: 401, 429 and 500, a 400 when it takes a
+ * body, query or path parameter, and 413 and 415 when it takes a body. The
+ * route decorators document what they add themselves, and the document puts
+ * the rate-limit headers on every response (docs/api-docs.ts).
  */
-export function ApiStandardResponses({ success, errors = [], headers = {}, conditional = false, takesInput = true }: StandardResponses): MethodDecorator {
-  const statuses: ErrorStatus[] = [...(takesInput ? [400 as const] : []), 401, 429, 500, ...errors];
-  const etag = conditional ? ETAG_HEADERS : {};
-  return applyDecorators(
-    ApiResponse({
-      status: success.status,
-      description: success.description,
-      type: success.type,
-      headers: { ...success.headers, ...etag, ...headers, ...RATE_LIMIT_HEADERS },
-    }),
-    ...(conditional
-      ? [
-          ApiResponse({
-            status: 304,
-            description:
-              'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no quota spent: the rate-limit headers show the quota as it stands',
-            headers: { ...etag, ...headers, ...RATE_LIMIT_HEADERS },
-          }),
-        ]
-      : []),
-    ...statuses
-      .sort((a, b) => a - b)
-      .map((status) =>
+export function ApiStandardResponses({ success, errors = [] }: StandardResponses): MethodDecorator {
+  return (target, key, descriptor) => {
+    const inputs = new Set(routeParamsOf(target.constructor as Type, key).map(({ kind }) => kind));
+    const takesInput = [RouteParamtypes.BODY, RouteParamtypes.QUERY, RouteParamtypes.PARAM].some((kind) => inputs.has(kind));
+    const takesBody = inputs.has(RouteParamtypes.BODY);
+    const statuses: ErrorStatus[] = [...(takesInput ? [400 as const] : []), 401, 429, 500, ...(takesBody ? [413 as const, 415 as const] : [])];
+    applyDecorators(
+      ApiResponse({ status: success.status, description: success.description, type: success.type, headers: success.headers }),
+      ...statuses.map((status) =>
         ApiResponse({
           status,
           description: ERROR_RESPONSES[status].description,
-          // Built when a route is declared, by which time the module that owns the code has declared it.
           example: errorBody(...ERROR_RESPONSES[status].example),
           type: ErrorResponse,
-          headers: { ...ERROR_RESPONSES[status].headers, ...headers, ...RATE_LIMIT_HEADERS },
+          headers: ERROR_RESPONSES[status].headers,
         }),
       ),
-  );
+      // Built when a route is declared, by which time the module that owns the code has declared it.
+      ...errors.map(({ status, code, when }) => ApiResponse({ status, description: `\`${code}\`: ${when}`, example: errorBody(code), type: ErrorResponse })),
+    )(target, key, descriptor);
+  };
 }

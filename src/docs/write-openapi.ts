@@ -19,7 +19,7 @@ async function writeOpenApi(target = 'openapi.json'): Promise<void> {
   // The committed document must not depend on what the shell exports.
   process.env = { APP_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: `sqlite:${join(dir, 'store.db')}` };
   const config = loadConfig();
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(config), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(config), {
     ...NEST_APP_OPTIONS,
     logger: false,
   });

@@ -1,9 +1,6 @@
 import { ArgumentsHost, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { AllExceptionsFilter, toErrorBody } from './all-exceptions.filter';
-import type { FastifyRequest } from 'fastify';
-import { deferCharge, takeDeferredCharge } from '../http/request-context';
-import { DomainError, InvalidInputError } from './domain-error';
-import { RATE_LIMITED } from './error-code';
+import { InvalidInputError } from './domain-error';
 import { PayloadTooLargeError } from './request-errors';
 
 describe('toErrorBody', () => {
@@ -51,31 +48,5 @@ describe('AllExceptionsFilter', () => {
     expect(reply.header).toHaveBeenCalledWith('connection', 'close');
     expect(reply.code).toHaveBeenCalledWith(413);
     expect(reply.send).toHaveBeenCalledWith({ code: 'payload_too_large', message: 'Request body is too large', status: 413 });
-  });
-
-  it("pays a conditional request's deferred charge before answering its error, once", async () => {
-    const reply = fakeReply();
-    const request = { id: 'req-2' } as FastifyRequest;
-    const charge = jest.fn().mockResolvedValue(undefined);
-    deferCharge(request, charge);
-    new AllExceptionsFilter().catch(new NotFoundException(), hostFor(reply, request));
-    expect(reply.send).not.toHaveBeenCalled();
-    await new Promise(setImmediate);
-    expect(charge).toHaveBeenCalledTimes(1);
-    expect(reply.code).toHaveBeenCalledWith(404);
-    expect(takeDeferredCharge(request)).toBeUndefined();
-  });
-
-  it('answers with the refusal instead when the deferred charge finds no room', async () => {
-    const reply = fakeReply();
-    const request = { id: 'req-3' } as FastifyRequest;
-    const refusal = new (class extends DomainError {
-      readonly code = RATE_LIMITED;
-    })('Rate limit exceeded');
-    deferCharge(request, () => Promise.reject(refusal));
-    new AllExceptionsFilter().catch(new NotFoundException(), hostFor(reply, request));
-    await new Promise(setImmediate);
-    expect(reply.code).toHaveBeenCalledWith(429);
-    expect(reply.send).toHaveBeenCalledWith({ code: 'rate_limited', message: 'Rate limit exceeded', status: 429 });
   });
 });

@@ -1,7 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { types } from 'node:util';
-import { takeDeferredCharge } from '../http/request-context';
 import { DomainError } from './domain-error';
 import {
   ErrorBody,
@@ -69,16 +68,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const [request, reply] = [http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>()];
-    const charge = takeDeferredCharge(request);
-    if (!charge) return this.answer(request, reply, exception);
-    // The rate limits put this request's count off for a 304 that did not come: an error pays it, or is the 429 when it cannot.
-    charge().then(
-      () => this.answer(request, reply, exception),
-      (refusal: unknown) => this.answer(request, reply, refusal),
-    );
-  }
-
-  private answer(request: FastifyRequest, reply: FastifyReply, exception: unknown): void {
     const body = sendError(reply, exception);
     if (body.code === INTERNAL_ERROR) {
       // isNativeError, not instanceof: a driver's native code may throw errors made in another V8 context (better-sqlite3 under jest's).

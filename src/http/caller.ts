@@ -1,5 +1,5 @@
-/** The requests a caller may make per window: its plan's, or the anonymous ones. */
-export interface CallerLimits {
+/** The requests a plan allows per window; a caller carries its plan's, or the anonymous ones. */
+export interface PlanLimits {
   readonly perMinute: number;
   readonly perDay: number;
 }
@@ -12,7 +12,7 @@ export interface KeyCaller {
   readonly accountId: number;
   /** The account's plan. */
   readonly plan: string;
-  readonly limits: CallerLimits;
+  readonly limits: PlanLimits;
   /** What the key may do, e.g. `pets:read`; a route may require one (auth's @RequireScope()). */
   readonly scopes: readonly string[];
 }
@@ -21,7 +21,7 @@ export interface KeyCaller {
 export interface AnonymousCaller {
   readonly kind: 'anonymous';
   readonly address: string;
-  readonly limits: CallerLimits;
+  readonly limits: PlanLimits;
 }
 
 /**

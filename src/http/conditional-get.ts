@@ -1,16 +1,13 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
-import type { FastifyInstance, onSendHookHandler } from 'fastify';
+import { applyDecorators, type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hash } from 'node:crypto';
-import { takeDeferredCharge } from './request-context';
-import { ExtendRouteConfig } from './route-config';
-import { hookList } from './route-hooks';
+import { catchError, concatMap, from, map, type Observable } from 'rxjs';
+import { ConditionalAnswers } from './conditional-answers';
+import { DocumentRoute } from './route-docs';
 
+/** Marks a @ConditionalGet() route; the rate limits read it to leave a 304 free. */
 export const CONDITIONAL_GET = 'animal-store:conditional-get';
-
-interface ConditionalRouteConfig {
-  readonly conditionalGet?: boolean;
-}
 
 /**
  * The entity tag of a JSON answer: a digest of its body and of its `Link`
@@ -34,49 +31,66 @@ export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): bo
 }
 
 /**
- * A conditional route's 200, as serialized: tagged, or turned into a 304 without
- * a body when `If-None-Match` names the tag. Rate limits only peek at such a
- * request's quota (they read CONDITIONAL_GET) and leave a deferred charge: a
- * 304 drops it, a 200 pays it first, and its refusal goes to the exception
- * filter as the 429. Errors have paid it in the filter already.
+ * Tags a @ConditionalGet() route's answer, or turns it into a 304 without a
+ * body when `If-None-Match` names the tag. The body is serialized here, once,
+ * to be tagged, and sent as it is. Whether the answer is a 304 is told to the
+ * rate limits before it goes, for an error too (ConditionalAnswers).
  */
-const answerConditionally: onSendHookHandler = (request, reply, payload, done) => {
-  if (reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload);
-  const link = reply.getHeader('link');
-  const tag = entityTagOf(payload, Array.isArray(link) ? link.join(', ') : String(link ?? ''));
-  const charge = takeDeferredCharge(request);
-  if (noneMatchHolds(request.headers['if-none-match'], tag)) {
-    reply.header('etag', tag).code(304).removeHeader('content-type');
-    // No body; Fastify's own HEAD hook, which runs next on a HEAD route, measures a string and fails on null.
-    return done(null, request.method === 'HEAD' ? '' : null);
-  }
-  const send = () => {
-    reply.header('etag', tag);
-    done(null, payload);
-  };
-  if (charge) charge().then(send, done);
-  else send();
-};
+@Injectable()
+export class ConditionalGetInterceptor implements NestInterceptor {
+  constructor(private readonly answers: ConditionalAnswers) {}
 
-/** Gives each route declared @ConditionalGet() its onSend hook; call before routes are registered. */
-export function registerConditionalGet(fastify: FastifyInstance): void {
-  fastify.addHook('onRoute', (route) => {
-    if ((route.config as ConditionalRouteConfig | undefined)?.conditionalGet !== true) return;
-    // First: on the HEAD route Fastify derives from a GET, its own hook drops the body it would tag.
-    route.onSend = [answerConditionally, ...hookList(route.onSend)];
-  });
+  intercept(context: ExecutionContext, next: CallHandler): Observable<string | undefined> {
+    const http = context.switchToHttp();
+    const [request, reply] = [http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>()];
+    // Most requests owe the rate limits nothing: answered at once, without waiting on them.
+    if (!this.answers.awaits(request)) return next.handle().pipe(map((body: unknown) => answer(reply, representationOf(request, reply, body))));
+    return next.handle().pipe(
+      catchError((error: unknown) => from(this.answers.settle(request, false).then(() => Promise.reject(error)))),
+      concatMap(async (body: unknown) => {
+        const representation = representationOf(request, reply, body);
+        await this.answers.settle(request, representation.notModified);
+        return answer(reply, representation);
+      }),
+    );
+  }
+}
+
+/** A route's answer as it is sent: its JSON, its tag, and whether the client holds it already. */
+interface Representation {
+  readonly json: string;
+  readonly tag: string;
+  readonly notModified: boolean;
+}
+
+function representationOf(request: FastifyRequest, reply: FastifyReply, body: unknown): Representation {
+  const json = JSON.stringify(body);
+  const link = reply.getHeader('link');
+  const tag = entityTagOf(json, Array.isArray(link) ? link.join(', ') : String(link ?? ''));
+  return { json, tag, notModified: noneMatchHolds(request.headers['if-none-match'], tag) };
+}
+
+/** The JSON with its tag, or nothing (a 304) when the client holds it already. */
+function answer(reply: FastifyReply, { json, tag, notModified }: Representation): string | undefined {
+  reply.header('etag', tag);
+  if (notModified) {
+    reply.code(304);
+    return undefined;
+  }
+  reply.type('application/json; charset=utf-8');
+  return json;
 }
 
 /**
  * Declares a GET route conditional: its 200 carries an `ETag`, and a request
  * whose `If-None-Match` names the current one gets 304 without a body and
  * without spending quota. The handler returns its result and sets any `Link`
- * itself. Declare the 304 with the route's other responses (`conditional: true`).
+ * itself; the API document gets the header, the `ETag` and the 304 from here.
  */
 export const ConditionalGet = (): MethodDecorator =>
   applyDecorators(
     SetMetadata(CONDITIONAL_GET, true),
-    ExtendRouteConfig({ conditionalGet: true } satisfies ConditionalRouteConfig),
+    UseInterceptors(ConditionalGetInterceptor),
     ApiHeader({
       name: 'If-None-Match',
       required: false,
@@ -84,4 +98,10 @@ export const ConditionalGet = (): MethodDecorator =>
         'The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no quota',
       schema: { type: 'string', example: '"3q2-7wAAAAAAAAAAAAAAAA"' },
     }),
+    ApiResponse({
+      status: 304,
+      description:
+        'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no quota spent: the rate-limit headers show the quota as it stands',
+    }),
+    DocumentRoute('conditional-get', { successHeaders: { ETag: { $ref: '#/components/headers/ETag' } } }),
   );

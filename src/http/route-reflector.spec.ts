@@ -45,4 +45,13 @@ describe('RouteReflector', () => {
       expect(reflector.get(Flag, plain)).toBeUndefined();
     }
   });
+
+  it('combines a handler another controller inherits with that controller, not with the first one asked', () => {
+    @SetMetadata('scope', 'child class')
+    class ChildController extends SampleController {}
+    const reflector = new RouteReflector();
+    expect(reflector.getAllAndOverride('scope', [plain, SampleController])).toBe('class');
+    expect(reflector.getAllAndOverride('scope', [plain, ChildController])).toBe('child class');
+    expect(reflector.getAllAndOverride('scope', [plain, SampleController])).toBe('class');
+  });
 });

@@ -1,6 +1,6 @@
 import { ArgumentMetadata } from '@nestjs/common';
 import { InvalidInputError } from '../errors/domain-error';
-import { CodePointLength, createValidationPipe, IsId, MAX_BODY_DEPTH, parseDecimal, ParseIdPipe } from './validation';
+import { CodePointLength, IsId, MAX_BODY_DEPTH, parseDecimal, ParseIdPipe, StrictValidationPipe } from './validation';
 
 /** The rules this file adds to class-validator, on a body as a new route would declare one. */
 class LabelDto {
@@ -14,7 +14,7 @@ class LabelDto {
 const asBody = (metatype: unknown): ArgumentMetadata => ({ type: 'body', metatype: metatype as never, data: undefined });
 
 describe('the global validation pipe', () => {
-  const pipe = createValidationPipe();
+  const pipe = new StrictValidationPipe();
 
   it('hands a valid body to the route as an instance of its DTO', async () => {
     const value = await pipe.transform({ label: '🐕🐕🐕', ownerId: 9007199254740991 }, asBody(LabelDto));

@@ -1,7 +1,9 @@
-import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, type ExecutionContext, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
 import { InvalidInputError } from '../errors/domain-error';
 import { RefusedBody } from './json-body';
+import { bodyTypeOf } from './route-params';
 
 /** 2^53 - 1: the largest integer every JSON client reads exactly. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -97,7 +99,26 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-class StrictValidationPipe extends ValidationPipe {
+/**
+ * The one global pipe: bodies are JSON objects, strict types (no "5" for 5),
+ * unknown fields rejected, every failure raised as a domain error whose message
+ * names the field.
+ */
+@Injectable()
+export class StrictValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      // One message per field: the first rule it breaks.
+      stopAtFirstError: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new InvalidInputError(describe(errors).join('; ')),
+    });
+  }
+
   /**
    * A body refused while it was read is raised here, after the guards. A
    * request body must be a JSON object (not absent, not null, not an array or
@@ -128,21 +149,20 @@ class StrictValidationPipe extends ValidationPipe {
 }
 
 /**
- * The one global pipe: bodies are JSON objects, strict types (no "5" for 5),
- * unknown fields rejected, every failure raised as a domain error whose message
- * names the field.
+ * The body of a route, judged by the global pipe ahead of the pipes' turn:
+ * for a step that runs before them (an interceptor) and must answer a body
+ * the pipe refuses as the pipe would.
  */
-export function createValidationPipe(): ValidationPipe {
-  return new StrictValidationPipe({
-    transform: true,
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    // One message per field: the first rule it breaks.
-    stopAtFirstError: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new InvalidInputError(describe(errors).join('; ')),
-  });
+@Injectable()
+export class BodyValidation {
+  constructor(private readonly pipe: StrictValidationPipe) {}
+
+  /** Rejects with the pipe's refusal of the request's body; resolves when it passes, or when the route takes no @Body(). */
+  async check(context: ExecutionContext): Promise<void> {
+    const metatype = bodyTypeOf(context.getClass(), context.getHandler().name);
+    if (metatype === undefined) return;
+    await this.pipe.transform(context.switchToHttp().getRequest<FastifyRequest>().body, { type: 'body', metatype });
+  }
 }
 
 /**

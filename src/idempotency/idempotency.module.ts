@@ -1,16 +1,21 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { TypeOrmUnitOfWork } from '../database/typeorm-unit-of-work';
+import { IS_PUBLIC } from '../http/public.decorator';
+import { declaredRoutes, RouteDeclarationError } from '../http/route-declarations';
+import { RouteReflector } from '../http/route-reflector';
 import { IdempotencyService } from './application/idempotency.service';
 import { IdempotencyRecordStore } from './domain/idempotency-record.store';
+import { IDEMPOTENT } from './http/idempotent.decorator';
 import { IdempotencyRecordOrmEntity } from './infrastructure/idempotency-record.orm-entity';
 import { MysqlIdempotencyRecordStore } from './infrastructure/mysql-idempotency-record.store';
 import { SqliteIdempotencyRecordStore } from './infrastructure/sqlite-idempotency-record.store';
 
 /** Idempotency-Key handling, for the modules whose routes create something: import it and mark the route @Idempotent(). */
 @Module({
-  imports: [TypeOrmModule.forFeature([IdempotencyRecordOrmEntity])],
+  imports: [TypeOrmModule.forFeature([IdempotencyRecordOrmEntity]), DiscoveryModule],
   providers: [
     IdempotencyService,
     {
@@ -22,4 +27,18 @@ import { SqliteIdempotencyRecordStore } from './infrastructure/sqlite-idempotenc
   ],
   exports: [IdempotencyService],
 })
-export class IdempotencyModule {}
+export class IdempotencyModule implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: RouteReflector,
+  ) {}
+
+  /** An Idempotency-Key is kept per API key: an @Idempotent() route that takes callers without one could not keep it. */
+  onModuleInit(): void {
+    for (const { controller, handler, name } of declaredRoutes(this.discovery)) {
+      if (this.reflector.get(IDEMPOTENT, handler) === true && this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, controller])) {
+        throw new RouteDeclarationError(`@Idempotent() on ${name}, a @Public() route: an Idempotency-Key is kept per API key, so the route must require one`);
+      }
+    }
+  }
+}

@@ -4,7 +4,6 @@ import { Logger } from 'nestjs-pino';
 import type { Logger as PinoInstance } from 'pino';
 import { AppConfig } from '../config/app-config';
 import { sendError } from '../errors/all-exceptions.filter';
-import { hookList } from '../http/route-hooks';
 import { logRequest, ROOT_LOGGER } from './logging';
 import { OpsMetrics } from './metrics';
 import { ServiceUnavailableError } from './readiness';
@@ -40,7 +39,7 @@ export function configureOperations(app: NestFastifyApplication): void {
   const cors = corsOptionsFor(config.corsOrigins);
   if (cors) app.enableCors(cors);
 
-  // Each route's own response hook knows its template (see hookList).
+  // Each route's own response hook knows its template, without reading `request.routeOptions`, which Fastify builds anew on every read.
   const observe =
     (requests: RouteRequests): onResponseHookHandler =>
     (request, reply, done) => {
@@ -50,7 +49,7 @@ export function configureOperations(app: NestFastifyApplication): void {
       done();
     };
   fastify.addHook('onRoute', (route) => {
-    route.onResponse = [...hookList(route.onResponse), observe(metrics.requestsTo(route.url))];
+    route.onResponse = [...hooksOf(route.onResponse), observe(metrics.requestsTo(route.url))];
   });
   const observeUnmatched = observe(metrics.requestsTo(undefined));
 
@@ -75,4 +74,9 @@ export function configureOperations(app: NestFastifyApplication): void {
     });
   };
   void app.register(Object.assign(requestHooks, { [Symbol.for('skip-override')]: true }));
+}
+
+/** A route's own hooks as Fastify's onRoute hook hands them over (none, one, or several), as a list to append to. */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }

@@ -1,12 +1,13 @@
-import { Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { callerOf } from '../http/request-context';
-import { RouteReflector } from '../http/route-reflector';
 import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
 import { PLAN_WINDOWS, RateLimiter } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
+import { ConditionalAnswers } from '../http/conditional-answers';
+import { DeferredCharges } from './http/deferred-charges';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
 import { RateLimitController } from './http/rate-limit.controller';
 import { ClosableRateLimitStore, createRateLimitStore } from './infrastructure/create-rate-limit-store';
@@ -42,9 +43,12 @@ class RateLimitCountersModule implements OnApplicationShutdown {
 /**
  * Plan-aware rate limits on @nestjs/throttler: two named throttlers whose
  * limit is the caller's (its plan's, or the anonymous limits), our limiter as
- * the storage, and PlanThrottlerGuard, which AppModule registers as the second global guard;
- * and `GET /v1/rate_limit`, the caller's quota.
+ * the storage; PlanThrottlerGuard, which AppModule registers as a global
+ * guard; the counts it puts off for a possible 304, which @ConditionalGet()
+ * routes settle (ConditionalAnswers, hence global); and `GET /v1/rate_limit`,
+ * the caller's quota.
  */
+@Global()
 @Module({
   imports: [
     RateLimitCountersModule,
@@ -63,7 +67,7 @@ class RateLimitCountersModule implements OnApplicationShutdown {
     }),
   ],
   controllers: [RateLimitController],
-  providers: [PlanThrottlerGuard, RouteReflector],
-  exports: [PlanThrottlerGuard],
+  providers: [PlanThrottlerGuard, DeferredCharges, { provide: ConditionalAnswers, useExisting: DeferredCharges }],
+  exports: [PlanThrottlerGuard, ConditionalAnswers],
 })
 export class RateLimitModule {}

@@ -40,7 +40,7 @@ export interface TestAppOptions {
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(options.store ?? currentStore()));
   const config = loadConfig({ APP_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...options.env });
-  const builder = Test.createTestingModule({ imports: [AppModule, ...(options.modules ?? [])], controllers: options.controllers }).overrideProvider(AppConfig).useValue(config);
+  const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config), ...(options.modules ?? [])], controllers: options.controllers });
   for (const { provide, useValue } of options.overrides ?? []) builder.overrideProvider(provide).useValue(useValue);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), {
@@ -48,7 +48,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: false,
   });
   configureApp(app);
-  await app.init();
+  try {
+    await app.init();
+  } catch (error) {
+    // A start that fails still opened the database: close what it opened.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   await app.getHttpAdapter().getInstance().ready();
   const createKey = async (input: CreateApiKeyInput) => {
     const { key, secret } = await app.get(ApiKeysService).create(input);

@@ -419,7 +419,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "insufficient_scope",
-                     *       "message": "This API key lacks the scope pets:write, which this operation needs",
+                     *       "message": "This API key lacks the scope pets:read, which this operation needs",
                      *       "status": 403
                      *     }
                      */
@@ -724,7 +724,7 @@ export interface operations {
                     Deprecation: string;
                     /** @description RFC 8594: the operation is removed at this time */
                     Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
-                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` */
                     Link: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -745,7 +745,7 @@ export interface operations {
                     Deprecation: string;
                     /** @description RFC 8594: the operation is removed at this time */
                     Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
-                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` */
                     Link: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -763,7 +763,7 @@ export interface operations {
                     Deprecation: string;
                     /** @description RFC 8594: the operation is removed at this time */
                     Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
-                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` */
                     Link: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -792,7 +792,7 @@ export interface operations {
                     Deprecation: string;
                     /** @description RFC 8594: the operation is removed at this time */
                     Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
-                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` */
                     Link: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -821,7 +821,7 @@ export interface operations {
                     Deprecation: string;
                     /** @description RFC 8594: the operation is removed at this time */
                     Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
-                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` */
                     Link: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -834,7 +834,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "insufficient_scope",
-                     *       "message": "This API key lacks the scope pets:write, which this operation needs",
+                     *       "message": "This API key lacks the scope pets:read, which this operation needs",
                      *       "status": 403
                      *     }
                      */
@@ -848,7 +848,7 @@ export interface operations {
                     Deprecation: string;
                     /** @description RFC 8594: the operation is removed at this time */
                     Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
-                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` */
                     Link: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -877,7 +877,7 @@ export interface operations {
                     Deprecation: string;
                     /** @description RFC 8594: the operation is removed at this time */
                     Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
-                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` */
                     Link: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -904,7 +904,7 @@ export interface operations {
                     Deprecation: string;
                     /** @description RFC 8594: the operation is removed at this time */
                     Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
-                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`) */
+                    /** @description RFC 8288: the operation that replaces this one, `GET /pets` */
                     Link: string;
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

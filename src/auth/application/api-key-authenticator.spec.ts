@@ -2,7 +2,6 @@ import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret
 import { ApiKeyAuthenticator, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from './api-key-authenticator';
 import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
-import { SCOPES } from '../domain/scope';
 
 const secret = (fill: string) => `ask_test_${fill.repeat(43).slice(0, 43)}`;
 
@@ -15,7 +14,7 @@ describe('ApiKeyAuthenticator', () => {
     repository = new InMemoryApiKeyRepository();
     clock = new FakeClock(1_000_000);
     authenticator = new ApiKeyAuthenticator(repository, clock);
-    await repository.create({ name: 'a', plan: 'pro', customLimits: null, scopes: SCOPES, keyHash: hashApiKeySecret(secret('a')), createdAt: new Date(), expiresAt: null });
+    await repository.create({ name: 'a', plan: 'pro', customLimits: null, scopes: ['pets:read', 'pets:write'], keyHash: hashApiKeySecret(secret('a')), createdAt: new Date(), expiresAt: null });
   });
 
   it('returns the active key for its secret', async () => {
@@ -33,7 +32,7 @@ describe('ApiKeyAuthenticator', () => {
 
   it('refuses a checksummed key with a mistyped or missing character without a lookup', async () => {
     const issued = generateApiKeySecret('test');
-    await repository.create({ name: 'b', plan: 'free', customLimits: null, scopes: SCOPES, keyHash: hashApiKeySecret(issued), createdAt: new Date(), expiresAt: null });
+    await repository.create({ name: 'b', plan: 'free', customLimits: null, scopes: ['pets:read', 'pets:write'], keyHash: hashApiKeySecret(issued), createdAt: new Date(), expiresAt: null });
     await expect(authenticator.authenticate(issued)).resolves.toMatchObject({ id: 2 });
     const mistyped = `${issued.slice(0, 20)}${issued[20] === 'x' ? 'y' : 'x'}${issued.slice(21)}`;
     for (const token of [mistyped, issued.slice(0, -1)]) await expect(authenticator.authenticate(token)).resolves.toBeNull();

@@ -7,6 +7,8 @@ import { ApiKeysService } from './api-keys.service';
 import { PlanTable } from './plan-table';
 import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
+// The scopes the service's keys may have are those its modules declare: here the pets module's, pets:read and pets:write.
+import '../../pets/http/pet-scopes';
 
 describe('ApiKeysService', () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));

@@ -1,7 +1,6 @@
 import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
 import { KeyUsageRecorder } from './key-usage-recorder';
-import { SCOPES } from '../domain/scope';
 
 describe('KeyUsageRecorder', () => {
   let repository: InMemoryApiKeyRepository;
@@ -12,7 +11,7 @@ describe('KeyUsageRecorder', () => {
     repository = new InMemoryApiKeyRepository();
     clock = new FakeClock(1_000_000);
     recorder = new KeyUsageRecorder(repository, clock);
-    for (const name of ['a', 'b']) await repository.create({ name, plan: 'free', customLimits: null, scopes: SCOPES, keyHash: name, createdAt: new Date(), expiresAt: null });
+    for (const name of ['a', 'b']) await repository.create({ name, plan: 'free', customLimits: null, scopes: ['pets:read', 'pets:write'], keyHash: name, createdAt: new Date(), expiresAt: null });
   });
   afterEach(() => recorder.flush());
 

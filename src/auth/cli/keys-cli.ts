@@ -3,10 +3,11 @@ import { ApiKeysService } from '../application/api-keys.service';
 import { ApiKey, hasOwnAccount } from '../domain/api-key';
 import { AccountOnAnotherPlanError, InvalidNameError, InvalidPlanLimitsError, type PlanLimitsProblem } from '../domain/api-key.errors';
 import { parseDuration } from '../domain/duration';
-import { isScope, SCOPES } from '../domain/scope';
+import { allScopes } from '../domain/scope';
 import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
 
-export const USAGE = `Usage: npm run keys -- <command>
+/** The help text; the scopes are those the service's modules declare. */
+export const usage = (): string => `Usage: npm run keys -- <command>
   create --plan <free|pro|business|enterprise> [--name LABEL] [--account NAME] [--per-minute N --per-day N]
          [--scopes SCOPE,...] [--expires-in DURATION]
   list [--json]
@@ -16,7 +17,7 @@ export const USAGE = `Usage: npm run keys -- <command>
 An account's keys share its plan and one quota: --account creates the account or joins it
 (with its very plan); without it a key gets an account of its own.
 --per-minute and --per-day are for enterprise keys, which need both.
---scopes names what the key may do, of ${SCOPES.join(', ')}; without it the key may do all.
+--scopes names what the key may do, of ${allScopes().join(', ')}; without it the key may do all.
 A key keeps its scopes when rolled.
 With --json, list prints one JSON array; create and roll print one object with id and key.
 A DURATION is a whole number with s, m, h or d: 30s, 15m, 12h, 90d.`;
@@ -68,8 +69,9 @@ function toDuration(flag: string, value: string | undefined): number | undefined
 function toScopes(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const names = value.split(',').map((name) => name.trim());
-  const unknown = names.find((name) => !isScope(name));
-  if (unknown !== undefined) throw new UsageError(`--scopes takes ${SCOPES.join(', ')} (comma-separated), not "${unknown}"`);
+  const known = allScopes();
+  const unknown = names.find((name) => !known.includes(name));
+  if (unknown !== undefined) throw new UsageError(`--scopes takes ${known.join(', ')} (comma-separated), not "${unknown}"`);
   return names;
 }
 
@@ -178,7 +180,7 @@ function describeKey(key: ApiKey, keys: ApiKeysService): string {
   // A key's own account goes unmentioned: only an account made or joined by name is news.
   const account = hasOwnAccount(key) ? '' : `, account "${key.account.name}"`;
   // Only a key that may do less than everything says so.
-  const scopes = key.scopes.length < SCOPES.length ? `, scopes ${key.scopes.join(',')}` : '';
+  const scopes = key.scopes.length < allScopes().length ? `, scopes ${key.scopes.join(',')}` : '';
   return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${account}${scopes}${expiry}`;
 }
 

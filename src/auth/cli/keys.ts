@@ -1,25 +1,32 @@
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ConfigError } from '../../config/app-config';
+import { type AppConfig, ConfigError, loadConfig } from '../../config/app-config';
 import { ConfigModule } from '../../config/config.module';
 import { DatabaseModule } from '../../database/database.module';
 import { DomainError } from '../../errors/domain-error';
+import { HttpModule } from '../../http/http.module';
 import { ApiKeysService } from '../application/api-keys.service';
 import { AuthModule } from '../auth.module';
-import { RefusedError, runKeysCli, USAGE, UsageError } from './keys-cli';
+import { RefusedError, runKeysCli, usage, UsageError } from './keys-cli';
+// Loaded, not started, so that every module's scopes are declared as the service declares them.
+import '../../app.module';
 
-/** The same configuration, database and auth modules as the server, without HTTP. */
-@Module({ imports: [ConfigModule, DatabaseModule, AuthModule] })
-class KeysCliModule {}
+/** The same configuration, database and auth modules as the server (auth's guards need the route kernel), without a server. */
+@Module({})
+class KeysCliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: KeysCliModule, imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, AuthModule] };
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(USAGE);
+    console.log(usage());
     return 0;
   }
   // A provider that refuses the configuration (the plan table) reaches the catch below as its one line, unlogged.
-  const app = await NestFactory.createApplicationContext(KeysCliModule, { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
+  const app = await NestFactory.createApplicationContext(KeysCliModule.forRoot(loadConfig()), { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
   app.flushLogs();
   try {
     await runKeysCli(argv, app.get(ApiKeysService), { line: (text) => console.log(text) });

@@ -13,7 +13,7 @@ export interface ApiKey {
   readonly plan: Plan;
   /** The account's agreed limits (enterprise); otherwise the plan's apply. */
   readonly customLimits: PlanLimits | null;
-  /** What the key may do, in the order of SCOPES. */
+  /** What the key may do, in the order the scopes were declared. */
   readonly scopes: readonly Scope[];
   readonly createdAt: Date;
   readonly revokedAt: Date | null;

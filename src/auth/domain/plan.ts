@@ -1,14 +1,14 @@
+import type { PlanLimits } from '../../http/caller';
+
+/** A plan's numbers are the limits every caller carries (the one type, declared with the caller). */
+export type { PlanLimits };
+
 export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const;
 
 export type Plan = (typeof PLANS)[number];
 
 export function isPlan(value: unknown): value is Plan {
   return typeof value === 'string' && (PLANS as readonly string[]).includes(value);
-}
-
-export interface PlanLimits {
-  perMinute: number;
-  perDay: number;
 }
 
 /** The specification's table (section 8). Enterprise keys normally carry their own numbers. */

@@ -1,20 +1,35 @@
 import { InvalidScopesError } from './api-key.errors';
-import { checkScopes, isScope, SCOPES } from './scope';
+import { allScopes, checkScopes, declaredScopes, defineScope } from './scope';
 
 describe('scopes', () => {
-  it('are pets:read and pets:write', () => {
-    expect(SCOPES).toEqual(['pets:read', 'pets:write']);
-    expect(['pets:read', 'pets:write', 'pets:delete', 'PETS:READ', '', undefined].map(isScope)).toEqual([true, true, false, false, false, false]);
+  // As two modules would declare theirs; the registry is the process's, so the names are this spec's own.
+  const READ = defineScope('zoo:read', 'See the zoo');
+  const WRITE = defineScope('zoo:write', 'Change the zoo');
+
+  it('are what modules declare, with what each lets a key do', () => {
+    expect(declaredScopes()).toEqual(expect.arrayContaining([
+      { name: 'zoo:read', description: 'See the zoo' },
+      { name: 'zoo:write', description: 'Change the zoo' },
+    ]));
+    expect(allScopes()).toEqual(expect.arrayContaining([READ, WRITE]));
   });
 
-  it('keeps each named scope once, in their own order', () => {
-    expect(checkScopes(['pets:read'])).toEqual(['pets:read']);
-    expect(checkScopes(['pets:write', 'pets:read', 'pets:write'])).toEqual(['pets:read', 'pets:write']);
+  it('may be declared again alike, not differently, and only as <module>:<action>', () => {
+    expect(defineScope('zoo:read', 'See the zoo')).toBe('zoo:read');
+    expect(() => defineScope('zoo:read', 'Something else')).toThrow('Scope zoo:read is declared twice, differently');
+    expect(() => defineScope('ZOO:read', 'Shouting')).toThrow('Scope ZOO:read is not <module>:<action> in lower case');
+    expect(() => defineScope('zoo', 'No action')).toThrow('is not <module>:<action>');
   });
 
-  it('refuses an unknown scope by its name, and an empty list', () => {
-    expect(() => checkScopes(['pets:read', 'pets:delete'])).toThrow(InvalidScopesError);
-    expect(() => checkScopes(['pets:read', 'pets:delete'])).toThrow('unknown scope "pets:delete"; a key may have pets:read, pets:write');
-    expect(() => checkScopes([])).toThrow('a key needs at least one scope of pets:read, pets:write');
+  it('keeps each named scope once, in the order of declaration', () => {
+    expect(checkScopes([READ])).toEqual([READ]);
+    expect(checkScopes([WRITE, READ, WRITE])).toEqual([READ, WRITE]);
+  });
+
+  it('refuses an undeclared scope by its name, and an empty list, naming the declared ones', () => {
+    const known = allScopes().join(', ');
+    expect(() => checkScopes([READ, 'zoo:delete'])).toThrow(InvalidScopesError);
+    expect(() => checkScopes([READ, 'zoo:delete'])).toThrow(`unknown scope "zoo:delete"; a key may have ${known}`);
+    expect(() => checkScopes([])).toThrow(`a key needs at least one scope of ${known}`);
   });
 });

@@ -1,18 +1,39 @@
 import { InvalidScopesError } from './api-key.errors';
 
-/** What a key may do: read the catalogue (list and get pets), write to it (create pets). */
-export const SCOPES = ['pets:read', 'pets:write'] as const;
+/** What a key may do, named by the module that offers it, e.g. `pets:read`. */
+export type Scope = string;
 
-export type Scope = (typeof SCOPES)[number];
+/** What each declared scope lets a key do, by name, in the order modules declared them. */
+const declared = new Map<Scope, string>();
 
-export function isScope(value: unknown): value is Scope {
-  return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
+/**
+ * Declares a scope once, with what it lets a key do, and returns its name for
+ * the module's @RequireScope(); the module that offers the operations declares
+ * it, beside them. Declared twice differently is a mistake of the code.
+ */
+export function defineScope<const S extends string>(name: S, description: string): S {
+  if (!/^[a-z][a-z0-9_-]*:[a-z][a-z0-9_-]*$/.test(name)) throw new Error(`Scope ${name} is not <module>:<action> in lower case`);
+  const existing = declared.get(name);
+  if (existing !== undefined && existing !== description) throw new Error(`Scope ${name} is declared twice, differently`);
+  declared.set(name, description);
+  return name;
 }
 
-/** The named scopes, each once, in the order of SCOPES; an unknown name or none at all is refused. */
+/** Every declared scope with what it lets a key do, in the order of declaration. */
+export function declaredScopes(): ReadonlyArray<{ readonly name: Scope; readonly description: string }> {
+  return [...declared].map(([name, description]) => ({ name, description }));
+}
+
+/** The named scopes, each once, in the order of declaration; an undeclared name or none at all is refused. */
 export function checkScopes(names: readonly string[]): Scope[] {
-  const unknown = names.find((name) => !isScope(name));
-  if (unknown !== undefined) throw new InvalidScopesError(unknown, SCOPES);
-  if (names.length === 0) throw new InvalidScopesError(null, SCOPES);
-  return SCOPES.filter((scope) => names.includes(scope));
+  const known = [...declared.keys()];
+  const unknown = names.find((name) => !declared.has(name));
+  if (unknown !== undefined) throw new InvalidScopesError(unknown, known);
+  if (names.length === 0) throw new InvalidScopesError(null, known);
+  return known.filter((scope) => names.includes(scope));
+}
+
+/** Every declared scope: what a key has when it is made without a list. */
+export function allScopes(): Scope[] {
+  return [...declared.keys()];
 }

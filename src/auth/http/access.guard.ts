@@ -1,10 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { IS_PUBLIC } from '../../http/public.decorator';
 import { callerOf } from '../../http/request-context';
-import { RouteReflector } from '../../http/route-reflector';
+import { RouteAccess } from '../../http/route-access';
 import { InsufficientScopeError, UnauthorizedError } from '../domain/api-key.errors';
-import { REQUIRED_SCOPE } from './require-scope.decorator';
 
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"';
 
@@ -16,24 +14,18 @@ export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"';
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
-  constructor(private readonly reflector: RouteReflector) {}
+  constructor(private readonly access: RouteAccess) {}
 
   canActivate(context: ExecutionContext): boolean {
     const http = context.switchToHttp();
-    const caller = callerOf(http.getRequest<FastifyRequest>());
+    const refusal = this.access.refusalOf(callerOf(http.getRequest<FastifyRequest>()), context);
+    if (refusal === undefined) return true;
     const reply = http.getResponse<FastifyReply>();
-    if (caller.kind === 'anonymous') {
-      if (this.routeSays<boolean>(IS_PUBLIC, context)) return true;
+    if (refusal.reason === 'key-required') {
       reply.header('www-authenticate', WWW_AUTHENTICATE);
       throw new UnauthorizedError();
     }
-    const scope = this.routeSays<string>(REQUIRED_SCOPE, context);
-    if (scope === undefined || caller.scopes.includes(scope)) return true;
-    reply.header('www-authenticate', `${WWW_AUTHENTICATE}, error="insufficient_scope", scope="${scope}"`);
-    throw new InsufficientScopeError(scope);
-  }
-
-  private routeSays<T>(key: string, context: ExecutionContext): T | undefined {
-    return this.reflector.getAllAndOverride<T>(key, [context.getHandler(), context.getClass()]);
+    reply.header('www-authenticate', `${WWW_AUTHENTICATE}, error="insufficient_scope", scope="${refusal.scope}"`);
+    throw new InsufficientScopeError(refusal.scope);
   }
 }

@@ -1,7 +1,6 @@
 import { Account, ownAccountName } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
 import { NewApiKey } from '../domain/api-key.repository';
-import { isScope } from '../domain/scope';
 import { AccountOrmEntity } from './account.orm-entity';
 import { ApiKeyOrmEntity } from './api-key.orm-entity';
 
@@ -17,8 +16,7 @@ export const ApiKeyMapper = {
       account: { id, name, ownerKeyId },
       plan,
       customLimits,
-      // A scope this release does not know is dropped, so an unknown grant never widens what a key may do.
-      scopes: row.scopes.split(' ').filter(isScope),
+      scopes: row.scopes.split(' ').filter(Boolean),
       createdAt: new Date(row.createdAt),
       revokedAt: row.revokedAt ? new Date(row.revokedAt) : null,
       expiresAt: row.expiresAt ? new Date(row.expiresAt) : null,

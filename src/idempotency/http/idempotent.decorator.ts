@@ -1,81 +1,52 @@
-import { createParamDecorator, type ExecutionContext, Injectable, type PipeTransform } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callerOf } from '../../http/request-context';
-import { IdempotencyService } from '../application/idempotency.service';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { errorBody } from '../../errors/error-code';
+import { ErrorResponse } from '../../errors/error.response';
+import { DocumentRoute } from '../../http/route-docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../domain/idempotency-key';
+import { IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_KEY_REUSED } from '../domain/idempotency.errors';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 
-/** A route handler, which may answer its result or a promise of it. */
-type Handler = (...args: unknown[]) => unknown;
-
-/** One request to an @Idempotent() route, able to run the route's handler at most once per (API key, Idempotency-Key). */
-export class IdempotentCall {
-  constructor(
-    private readonly idempotency: IdempotencyService,
-    private readonly request: FastifyRequest,
-    private readonly reply: FastifyReply,
-  ) {}
-
-  /**
-   * The handler's answer, with the status the route set, is what a retry with
-   * the same key and body gets again, marked `Idempotent-Replayed: true`.
-   * Without the header the handler just runs.
-   */
-  async perform(handle: () => unknown): Promise<unknown> {
-    const key = this.request.headers['idempotency-key'];
-    if (typeof key !== 'string') return handle();
-    const caller = callerOf(this.request);
-    if (caller.kind !== 'key') throw new Error('@Idempotent() needs a route that requires an API key: the key scopes the Idempotency-Key');
-    const operation = async () => {
-      const body = await handle();
-      return { status: this.reply.statusCode, body };
-    };
-    const outcome = await this.idempotency.perform({ apiKeyId: caller.keyId, key, payload: this.request.body }, operation);
-    if (outcome.replayed) this.reply.header('idempotent-replayed', 'true').status(outcome.status);
-    return outcome.body;
-  }
-}
-
-/** Turns the request into its IdempotentCall; a pipe, so that Nest injects the service in the route's module. */
-@Injectable()
-export class IdempotentCallPipe implements PipeTransform<ExecutionContext, IdempotentCall> {
-  constructor(private readonly idempotency: IdempotencyService) {}
-
-  transform(context: ExecutionContext): IdempotentCall {
-    const http = context.switchToHttp();
-    return new IdempotentCall(this.idempotency, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
-  }
-}
-
-const IdempotentCallParam = createParamDecorator((_data: unknown, context: ExecutionContext) => context);
+/** Marks an @Idempotent() route; IdempotencyModule checks at start-up that such a route requires an API key. */
+export const IDEMPOTENT = 'animal-store:idempotent';
 
 /**
  * Makes a create-like route safe to retry: with an `Idempotency-Key`, a retry
- * with the same key and body gets the first answer instead of acting again.
- * The handler is wrapped where it is declared, after the guards and pipes have
- * run, and receives its IdempotentCall as one parameter more than it declares;
- * it is not a Nest interceptor, which costs every create (docs/adr/0018).
- * The route's module imports IdempotencyModule; its responses 409 and 422 are
- * declared with the route's other responses.
+ * with the same key and body gets the first answer instead of acting again
+ * (IdempotencyInterceptor). The route must require an API key, which scopes
+ * the Idempotency-Key, and its module imports IdempotencyModule. The API
+ * document gets the header, the 409 and 422 and the replay's header from here.
  */
-export const Idempotent = (): MethodDecorator => (target, key, descriptor) => {
-  const handler = descriptor.value as unknown as Handler;
-  const declared = (Reflect.getMetadata('design:paramtypes', target, key) as unknown[] | undefined)?.length ?? handler.length;
-  IdempotentCallParam(IdempotentCallPipe)(target, key, declared);
-  const wrapped: Handler = function (this: unknown, ...args: unknown[]) {
-    return (args[declared] as IdempotentCall).perform(() => handler.apply(this, args));
-  };
-  // What the decorators below this one recorded on the handler stays on the route.
-  for (const metadataKey of Reflect.getOwnMetadataKeys(handler)) {
-    Reflect.defineMetadata(metadataKey, Reflect.getOwnMetadata(metadataKey, handler), wrapped);
-  }
-  Object.defineProperty(wrapped, 'name', { value: handler.name });
-  (descriptor as TypedPropertyDescriptor<unknown>).value = wrapped;
-  ApiHeader({
-    name: IDEMPOTENCY_KEY_HEADER,
-    required: false,
-    description: 'Makes the create safe to retry; scoped to the API key. 1 to 255 printable ASCII characters, e.g. a UUID.',
-    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
-  })(target, key, descriptor);
-  return descriptor;
-};
+export const Idempotent = (): MethodDecorator =>
+  applyDecorators(
+    SetMetadata(IDEMPOTENT, true),
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({
+      name: IDEMPOTENCY_KEY_HEADER,
+      required: false,
+      description: 'Makes the create safe to retry; scoped to the API key. 1 to 255 printable ASCII characters, e.g. a UUID.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+    }),
+    ApiResponse({
+      status: 409,
+      description:
+        '`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed, or was lost with its instance ' +
+        'less than `IDEMPOTENCY_LEASE_SECONDS` ago; retry later with the same key and body',
+      type: ErrorResponse,
+      example: errorBody(IDEMPOTENCY_KEY_IN_USE),
+    }),
+    ApiResponse({
+      status: 422,
+      description: '`idempotency_key_reused`: the `Idempotency-Key` was already used with a different body',
+      type: ErrorResponse,
+      example: errorBody(IDEMPOTENCY_KEY_REUSED),
+    }),
+    DocumentRoute('idempotent', {
+      successHeaders: {
+        'Idempotent-Replayed': {
+          description: 'Present, `true`, when this is the stored answer to an earlier request with the same `Idempotency-Key` and body',
+          schema: { type: 'string', enum: ['true'] },
+        },
+      },
+    }),
+  );

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags, type HeadersObject } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
+import { NOT_FOUND } from '../../errors/error-code';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
 import type { KeyCaller } from '../../http/caller';
@@ -16,37 +17,11 @@ import { Pet } from '../domain/pet';
 import { CreatePetDto } from './dto/create-pet.dto';
 import { ListPetsQueryDto } from './dto/list-pets.query.dto';
 import { ID_SCHEMA, PetResponseDto } from './dto/pet.response.dto';
+import { PETS_READ, PETS_WRITE } from './pet-scopes';
 import { decodeCursor, encodeCursor } from './pet-cursor';
 
 /** `GET /v1/pets/{petId}` goes away on 5 December 2030; `GET /v1/pets` with `status` replaces it. */
 const GET_PET_DEPRECATION = { since: '2026-11-21', sunset: '2030-12-05', successor: '/v1/pets' } as const;
-const GET_PET_SUNSET = sunsetDate(GET_PET_DEPRECATION);
-
-/** The deprecation headers, as the API document describes them on every response of `getPet`. */
-const DEPRECATION_RESPONSE_HEADERS: HeadersObject = {
-  Deprecation: {
-    required: true,
-    description: 'RFC 9745: when the operation was deprecated, as `@<Unix seconds>`',
-    schema: { type: 'string', pattern: '^@\\d+$', example: '@1763683200' },
-  },
-  Sunset: {
-    required: true,
-    description: 'RFC 8594: the operation is removed at this time',
-    schema: { type: 'string', enum: [GET_PET_SUNSET] },
-  },
-  Link: {
-    required: true,
-    description: 'RFC 8288: the operation that replaces this one, `GET /pets` (filter with `status`)',
-    schema: { type: 'string', pattern: '^<[^>]+/v1/pets>; rel="successor-version"$' },
-  },
-};
-
-const REPLAYED_HEADERS = {
-  'Idempotent-Replayed': {
-    description: 'Present, `true`, when this is the stored answer to an earlier request with the same `Idempotency-Key` and body',
-    schema: { type: 'string', enum: ['true'] },
-  },
-};
 
 const NEXT_PAGE_HEADERS = {
   Link: {
@@ -65,14 +40,10 @@ export class PetsController {
   ) {}
 
   @Get()
-  @RequireScope('pets:read')
+  @RequireScope(PETS_READ)
   @ConditionalGet()
   @ApiOperation({ operationId: 'listPets', summary: 'List pets', description: 'A page of pets ordered by id.' })
-  @ApiStandardResponses({
-    success: { status: 200, description: 'A page of pets', type: [PetResponseDto], headers: NEXT_PAGE_HEADERS },
-    errors: [403],
-    conditional: true,
-  })
+  @ApiStandardResponses({ success: { status: 200, description: 'A page of pets', type: [PetResponseDto], headers: NEXT_PAGE_HEADERS } })
   async listPets(
     @Query() query: ListPetsQueryDto,
     @CurrentCaller() caller: KeyCaller,
@@ -102,33 +73,24 @@ export class PetsController {
       'The pet and that answer are stored together or not at all, so this holds through a crash of the service: ' +
       'retried until it gets a 201, a create stores exactly one pet.',
   })
-  @RequireScope('pets:write')
+  @RequireScope(PETS_WRITE)
   @Idempotent()
-  @ApiStandardResponses({
-    success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto, headers: REPLAYED_HEADERS },
-    errors: [403, 409, 413, 415, 422],
-  })
+  @ApiStandardResponses({ success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto } })
   createPet(@Body() body: CreatePetDto, @CurrentCaller() caller: KeyCaller): Promise<Pet> {
     return this.pets.create(body, caller.keyId);
   }
 
   @Get(':petId')
-  @RequireScope('pets:read')
+  @RequireScope(PETS_READ)
   @ConditionalGet()
   @Deprecated(GET_PET_DEPRECATION)
   @ApiOperation({
     operationId: 'getPet',
     summary: 'Get a pet',
-    deprecated: true,
-    description: `Deprecated: removed on 5 December 2030 (${GET_PET_SUNSET}). Use \`GET /pets\` with the \`status\` filter instead.`,
+    description: `Deprecated: removed on 5 December 2030 (${sunsetDate(GET_PET_DEPRECATION)}). Use \`GET /pets\` with the \`status\` filter instead.`,
   })
   @ApiParam({ name: 'petId', schema: ID_SCHEMA, description: 'The id of the pet' })
-  @ApiStandardResponses({
-    success: { status: 200, description: 'The pet', type: PetResponseDto },
-    errors: [403, 404],
-    headers: DEPRECATION_RESPONSE_HEADERS,
-    conditional: true,
-  })
+  @ApiStandardResponses({ success: { status: 200, description: 'The pet', type: PetResponseDto }, errors: [{ status: 404, code: NOT_FOUND, when: 'no pet with that id' }] })
   getPet(@Param('petId', ParseIdPipe) petId: number, @CurrentCaller() caller: KeyCaller): Promise<Pet> {
     return this.pets.get(petId, caller.keyId);
   }

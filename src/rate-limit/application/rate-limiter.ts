@@ -2,25 +2,20 @@ import { Injectable } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
+import type { PlanLimits } from '../../http/caller';
 import { BanPolicy, RateLimitDecision, RateLimitStore, WindowSpec } from '../domain/rate-limit-store';
 
 /** What the library's storage answers for one window (the package does not export the type by name). */
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
-/** The limits of a plan, as a caller carries them. */
-export interface WindowLimits {
-  readonly perMinute: number;
-  readonly perDay: number;
-}
-
 /** The two windows of every plan, by the names the throttler gives them. */
 export const PLAN_WINDOWS = [
-  { name: 'minute', durationMs: 60_000, limitOf: (limits: WindowLimits) => limits.perMinute },
-  { name: 'day', durationMs: 86_400_000, limitOf: (limits: WindowLimits) => limits.perDay },
+  { name: 'minute', durationMs: 60_000, limitOf: (limits: PlanLimits) => limits.perMinute },
+  { name: 'day', durationMs: 86_400_000, limitOf: (limits: PlanLimits) => limits.perDay },
 ] as const;
 
 /** The plan's windows for a caller's limits, as the throttlers name and order them. */
-export function planWindowsOf(limits: WindowLimits): WindowSpec[] {
+export function planWindowsOf(limits: PlanLimits): WindowSpec[] {
   return PLAN_WINDOWS.map(({ name, durationMs, limitOf }) => ({ name, limit: limitOf(limits), durationMs }));
 }
 

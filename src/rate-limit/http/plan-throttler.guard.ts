@@ -11,12 +11,15 @@ import {
 import { THROTTLER_LIMIT, THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CONDITIONAL_GET } from '../../http/conditional-get';
-import { callerOf, deferCharge } from '../../http/request-context';
+import type { Caller } from '../../http/caller';
+import { callerOf } from '../../http/request-context';
+import { RouteAccess } from '../../http/route-access';
 import { RouteReflector } from '../../http/route-reflector';
 import { OpsMetrics } from '../../ops/metrics';
 import { RateLimiter } from '../application/rate-limiter';
 import type { RateLimitDecision, WindowSpec } from '../domain/rate-limit-store';
 import { ApiKeyBannedError, RateLimitedError, RateLimitRejection } from '../domain/rate-limit.errors';
+import { DeferredCharges } from './deferred-charges';
 import { writeRateLimitHeaders } from './rate-limit-headers';
 import { banSubjectOf, trackerOf } from './rate-limited-caller';
 import { OWN_BAN } from './own-ban.decorator';
@@ -42,9 +45,11 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
  * - `throwThrottlingException`: our domain errors, not ThrottlerException.
  * An @OwnBan() route judges the key's rejections and ban on that route apart.
  * A @ConditionalGet() route asked with `If-None-Match` may be answered 304,
- * which spends no quota: such a request is only peeked at (refused only when
- * banned) and its count is left in the request context as a deferred charge,
- * paid through the same consume by whoever answers it with anything else.
+ * which spends no quota: when the route lets the caller in, such a request is
+ * only peeked at (refused only when banned) and its count is put off until
+ * the route tells how it answered (DeferredCharges pays it, through the same
+ * consume, unless the answer is a 304). A request the route will turn away
+ * is counted at once: no guard's refusal is a 304.
  * The library's own headers are off (`setHeaders: false`); the
  * specification's are written by writeRateLimitHeaders.
  */
@@ -58,6 +63,8 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() private readonly limiter: RateLimiter,
     // The library reads six metadata keys per window on every request: RouteReflector walks the metadata once per route.
     reflector: RouteReflector,
+    private readonly access: RouteAccess,
+    private readonly deferred: DeferredCharges,
     private readonly metrics: OpsMetrics,
   ) {
     super(options, limiter, reflector);
@@ -75,7 +82,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const caller = callerOf(request);
     const [tracker, banSubject] = [trackerOf(caller), banSubjectOf(caller, this.ownBanRouteOf(context))];
     const charge = () => this.charge(context, tracker, windows, banSubject);
-    if (!this.mayAnswerNotModified(context, request)) {
+    if (!this.mayAnswerNotModified(context, request, caller)) {
       await charge();
       return true;
     }
@@ -83,7 +90,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const decision = await this.limiter.peek(tracker, windows, banSubject);
     writeRateLimitHeaders(http.getResponse<FastifyReply>(), decision, decision.banned);
     if (decision.banned) await this.throwThrottlingException(context, refusalDetail(tracker, windows, decision));
-    deferCharge(request, charge);
+    this.deferred.defer(request, charge);
     return true;
   }
 
@@ -100,10 +107,11 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     return `${context.getClass().name}.${context.getHandler().name}`;
   }
 
-  /** A @ConditionalGet() route asked with `If-None-Match`: its answer may be a 304. */
-  private mayAnswerNotModified(context: ExecutionContext, request: FastifyRequest): boolean {
+  /** A @ConditionalGet() route asked with `If-None-Match` by a caller it lets in: its answer may be a 304. */
+  private mayAnswerNotModified(context: ExecutionContext, request: FastifyRequest, caller: Caller): boolean {
     if (request.headers['if-none-match'] === undefined) return false;
-    return this.reflector.getAllAndOverride<boolean>(CONDITIONAL_GET, [context.getHandler(), context.getClass()]) === true;
+    if (this.reflector.getAllAndOverride<boolean>(CONDITIONAL_GET, [context.getHandler(), context.getClass()]) !== true) return false;
+    return this.access.refusalOf(caller, context) === undefined;
   }
 
   protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {

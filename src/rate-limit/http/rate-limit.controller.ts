@@ -35,7 +35,7 @@ export class RateLimitController {
       `Spends no quota: it is limited on its own, to ${RATE_LIMIT_STATUS_PER_MINUTE} a minute per account, and its rate-limit headers ` +
       'describe that limit (`"minute@getRateLimit"`). It answers while the key is banned. Any key may ask; no scope is needed.',
   })
-  @ApiStandardResponses({ success: { status: 200, description: "The caller's quota as it stands", type: RateLimitStatusDto }, takesInput: false })
+  @ApiStandardResponses({ success: { status: 200, description: "The caller's quota as it stands", type: RateLimitStatusDto } })
   async getRateLimit(@CurrentCaller() caller: KeyCaller): Promise<RateLimitStatusDto> {
     const decision = await this.limiter.peek(trackerOf(caller), planWindowsOf(caller.limits), banSubjectOf(caller));
     return {

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../../errors/domain-error';
-import { createValidationPipe } from '../../../http/validation';
+import { StrictValidationPipe } from '../../../http/validation';
 import { CreatePetDto } from './create-pet.dto';
 
 const NAME = 'name must have 1 to 255 characters and not be only white space';
@@ -7,7 +7,7 @@ const CATEGORY = 'categoryId must be an integer from 1 to 9007199254740991';
 const STATUS = 'status must be one of available, pending, sold';
 
 /** The body as the route receives it: through the app's global ValidationPipe. */
-const pipe = createValidationPipe();
+const pipe = new StrictValidationPipe();
 const check = (body: unknown) => pipe.transform(body, { type: 'body', metatype: CreatePetDto, data: undefined });
 
 describe('CreatePetDto through the global validation pipe', () => {

@@ -1,12 +1,12 @@
 import { InvalidInputError } from '../../../errors/domain-error';
-import { createValidationPipe } from '../../../http/validation';
+import { StrictValidationPipe } from '../../../http/validation';
 import { ListPetsQueryDto } from './list-pets.query.dto';
 
 const LIMIT = 'limit must be an integer from 1 to 100';
 const STATUS = 'status must be one of available, pending, sold';
 
 /** The query as the route receives it: through the app's global ValidationPipe. */
-const pipe = createValidationPipe();
+const pipe = new StrictValidationPipe();
 const check = (query: Record<string, unknown>) => pipe.transform(query, { type: 'query', metatype: ListPetsQueryDto, data: undefined });
 
 describe('ListPetsQueryDto through the global validation pipe', () => {

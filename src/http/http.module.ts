@@ -1,0 +1,18 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_PIPE } from '@nestjs/core';
+import { DeprecationGuard } from './deprecation';
+import { RouteAccess } from './route-access';
+import { RouteReflector } from './route-reflector';
+import { BodyValidation, StrictValidationPipe } from './validation';
+
+/**
+ * What every module's routes share: one RouteReflector (a route's metadata
+ * read once), who a route lets in, the deprecation headers, and the one
+ * validation pipe. Global, so any module's guards and interceptors can ask.
+ */
+@Global()
+@Module({
+  providers: [RouteReflector, RouteAccess, DeprecationGuard, StrictValidationPipe, BodyValidation, { provide: APP_PIPE, useExisting: StrictValidationPipe }],
+  exports: [RouteReflector, RouteAccess, DeprecationGuard, BodyValidation],
+})
+export class HttpModule {}
