@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 
-/** How far V8 lets the old space grow past what survived the last full collection: a third as much again. */
-export const HEAP_GROWING_PERCENT = 35;
+/** How far V8 lets the old space grow past what survived the last full collection: 30% more. */
+export const HEAP_GROWING_PERCENT = 30;
 
 const FLAG = '--heap-growing-percent';
 /** The flag as an operator may give it: V8 reads `-` and `_` alike, and takes the value only after `=`. */
@@ -10,7 +10,7 @@ const GIVEN = /^--heap[-_]growing[-_]percent=/;
 /**
  * Under steady load V8 lets the old space grow up to four times what survives
  * a full collection before the next one, and the resident size follows; this
- * keeps it at a third more (docs/adr/0020, 0026). A process started with its
+ * keeps it at 30% more (docs/adr/0020, 0026). A process started with its
  * own `--heap-growing-percent` keeps the operator's value.
  */
 export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): boolean {
