@@ -25,6 +25,9 @@ import { banSubjectOf, trackerOf } from './rate-limited-caller';
 import { OWN_BAN } from './own-ban.decorator';
 import { routeBucket } from './route-bucket';
 
+/** A bare @SkipThrottle()'s metadata key: the library files it under its `default` throttler, and ours are named. */
+const SKIP_EVERY_WINDOW = `${THROTTLER_SKIP}default`;
+
 /** The library's detail of a refusal, carrying the error we answer it with. */
 interface PlanLimitDetail extends ThrottlerLimitDetail {
   readonly rejection: RateLimitRejection;
@@ -115,7 +118,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
   }
 
   protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return this.reflector.getAllAndOverride<boolean>(`${THROTTLER_SKIP}default`, [context.getHandler(), context.getClass()]) === true;
+    return this.reflector.getAllAndOverride<boolean>(SKIP_EVERY_WINDOW, [context.getHandler(), context.getClass()]) === true;
   }
 
   protected override generateKey(context: ExecutionContext, _tracker: string, name: string): string {
