@@ -10,8 +10,7 @@ import { ConditionalAnswers } from '../http/conditional-answers';
 import { DeferredCharges } from './http/deferred-charges';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
 import { RateLimitController } from './http/rate-limit.controller';
-import { ClosableRateLimitStore, createRateLimitStore } from './infrastructure/create-rate-limit-store';
-import { RedisRateLimitStore } from './infrastructure/redis-rate-limit.store';
+import { ClosableRateLimitStore, createRateLimitStore, isSharedStore } from './infrastructure/create-rate-limit-store';
 
 /** The counters (memory or Redis) and the limiter that judges against them, which is the throttler's storage. */
 @Module({
@@ -25,8 +24,8 @@ import { RedisRateLimitStore } from './infrastructure/redis-rate-limit.store';
       // With REDIS_URL or REDIS_CLUSTER_NODES, /readyz reports Redis: without it, limits are no longer shared.
       provide: READINESS_CHECKS,
       inject: [RateLimitStore, AppConfig],
-      useFactory: (store: RateLimitStore, config: AppConfig): ReadinessCheck[] =>
-        store instanceof RedisRateLimitStore ? [{ name: config.redisClusterNodes ? 'redis-cluster' : 'redis', check: () => store.ping() }] : [],
+      useFactory: (store: ClosableRateLimitStore, config: AppConfig): ReadinessCheck[] =>
+        isSharedStore(store) ? [{ name: config.redisClusterNodes ? 'redis-cluster' : 'redis', check: () => store.ping() }] : [],
     },
     RateLimiter,
   ],
