@@ -1,4 +1,4 @@
-import { createRateLimitStore, isSharedStore } from './create-rate-limit-store';
+import { type ClosableRateLimitStore, createRateLimitStore, isSharedStore } from './create-rate-limit-store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { RedisRateLimitStore } from './redis-rate-limit.store';
 
@@ -28,7 +28,7 @@ describe('createRateLimitStore', () => {
 
   it('loads the Redis client only when Redis is configured', async () => {
     const loaded: string[] = [];
-    const stores: ReturnType<typeof createRateLimitStore>[] = [];
+    const stores: ClosableRateLimitStore[] = [];
     jest.isolateModules(() => {
       jest.doMock('ioredis', () => {
         loaded.push('ioredis');
