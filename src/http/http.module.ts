@@ -1,6 +1,7 @@
-import { Global, Module } from '@nestjs/common';
-import { APP_PIPE } from '@nestjs/core';
+import { Global, Module, type OnModuleInit } from '@nestjs/common';
+import { APP_PIPE, HttpAdapterHost } from '@nestjs/core';
 import { DeprecationGuard } from './deprecation';
+import { declareRequestFields } from './request-context';
 import { RouteAccess } from './route-access';
 import { RouteReflector } from './route-reflector';
 import { BodyValidation, StrictValidationPipe } from './validation';
@@ -9,10 +10,17 @@ import { BodyValidation, StrictValidationPipe } from './validation';
  * What every module's routes share: one RouteReflector (a route's metadata
  * read once), who a route lets in, the deprecation headers, and the one
  * validation pipe. Global, so any module's guards and interceptors can ask.
+ * It declares the request's caller, which the authentication guard sets.
  */
 @Global()
 @Module({
   providers: [RouteReflector, RouteAccess, DeprecationGuard, StrictValidationPipe, BodyValidation, { provide: APP_PIPE, useExisting: StrictValidationPipe }],
   exports: [RouteReflector, RouteAccess, DeprecationGuard, BodyValidation],
 })
-export class HttpModule {}
+export class HttpModule implements OnModuleInit {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  onModuleInit(): void {
+    declareRequestFields(this.adapterHost, 'caller');
+  }
+}

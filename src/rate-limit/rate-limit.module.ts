@@ -1,8 +1,9 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
-import { callerOf } from '../http/request-context';
+import { callerOf, declareRequestFields } from '../http/request-context';
 import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
 import { PLAN_WINDOWS, RateLimiter } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
@@ -45,7 +46,7 @@ class RateLimitCountersModule implements OnApplicationShutdown {
  * the storage; PlanThrottlerGuard, which AppModule registers as a global
  * guard; the counts it puts off for a possible 304, which @ConditionalGet()
  * routes settle (ConditionalAnswers, hence global); and `GET /v1/rate_limit`,
- * the caller's quota.
+ * the caller's quota. It declares the two fields its guard keeps on a request.
  */
 @Global()
 @Module({
@@ -69,4 +70,10 @@ class RateLimitCountersModule implements OnApplicationShutdown {
   providers: [PlanThrottlerGuard, DeferredCharges, { provide: ConditionalAnswers, useExisting: DeferredCharges }],
   exports: [PlanThrottlerGuard, ConditionalAnswers],
 })
-export class RateLimitModule {}
+export class RateLimitModule implements OnModuleInit {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  onModuleInit(): void {
+    declareRequestFields(this.adapterHost, 'rateLimitWindows', 'deferredCharge');
+  }
+}

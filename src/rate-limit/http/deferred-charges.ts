@@ -5,6 +5,13 @@ import { ConditionalAnswers } from '../../http/conditional-answers';
 /** A request's count against its quota, which writes the rate-limit headers and rejects with the 429 when the quota has no room. */
 export type Charge = () => Promise<void>;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The count put off for a possible 304, until the route settles it; declared by RateLimitModule. */
+    deferredCharge: Charge | null;
+  }
+}
+
 /**
  * The counts PlanThrottlerGuard put off for requests that may be answered
  * 304, paid when the @ConditionalGet() route tells how it answered: nothing
@@ -12,21 +19,18 @@ export type Charge = () => Promise<void>;
  */
 @Injectable()
 export class DeferredCharges extends ConditionalAnswers {
-  // Keyed weakly by the request, so a charge nobody settles goes with its request.
-  private readonly charges = new WeakMap<FastifyRequest, Charge>();
-
   defer(request: FastifyRequest, charge: Charge): void {
-    this.charges.set(request, charge);
+    request.deferredCharge = charge;
   }
 
   awaits(request: FastifyRequest): boolean {
-    return this.charges.has(request);
+    return Boolean(request.deferredCharge);
   }
 
   async settle(request: FastifyRequest, notModified: boolean): Promise<void> {
-    const charge = this.charges.get(request);
+    const charge = request.deferredCharge;
     if (!charge) return;
-    this.charges.delete(request);
+    request.deferredCharge = null;
     if (!notModified) await charge();
   }
 }

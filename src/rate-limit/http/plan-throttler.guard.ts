@@ -28,6 +28,13 @@ import { routeBucket } from './route-bucket';
 /** A bare @SkipThrottle()'s metadata key: the library files it under its `default` throttler, and ours are named. */
 const SKIP_EVERY_WINDOW = `${THROTTLER_SKIP}default`;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The windows the library resolved for the request, between handleRequest and canActivate; declared by RateLimitModule. */
+    rateLimitWindows: WindowSpec[] | null;
+  }
+}
+
 /** The library's detail of a refusal, carrying the error we answer it with. */
 interface PlanLimitDetail extends ThrottlerLimitDetail {
   readonly rejection: RateLimitRejection;
@@ -58,9 +65,6 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
  */
 @Injectable()
 export class PlanThrottlerGuard extends ThrottlerGuard {
-  /** The windows the library resolved for each request in flight, between handleRequest and canActivate. */
-  private readonly windowsOf = new WeakMap<FastifyRequest, WindowSpec[]>();
-
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() private readonly limiter: RateLimiter,
@@ -77,7 +81,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const windows: WindowSpec[] = [];
-    this.windowsOf.set(request, windows);
+    request.rateLimitWindows = windows;
     // The library resolves every window before we judge any: judged one at a time, a request
     // could count in the minute window that the day window then refuses.
     await super.canActivate(context);
@@ -128,7 +132,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
 
   protected override async handleRequest({ context, limit, ttl, throttler }: ThrottlerRequest): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    this.windowsOf.get(request)?.push({ name: this.generateKey(context, '', throttler.name as string), limit, durationMs: ttl });
+    request.rateLimitWindows?.push({ name: this.generateKey(context, '', throttler.name as string), limit, durationMs: ttl });
     return true;
   }
 
