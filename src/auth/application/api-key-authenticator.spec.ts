@@ -85,4 +85,17 @@ describe('ApiKeyAuthenticator', () => {
     await authenticator.authenticate(token(0));
     expect(repository.lookups).toBe(lookups + 1);
   });
+
+  it('answers a token that cannot be a key without taking a place in the cache', async () => {
+    const token = (i: number) => `ask_test_${String(i).padStart(43, '0')}`;
+    for (let i = 0; i < KEY_CACHE_MAX_ENTRIES; i++) await authenticator.authenticate(token(i));
+    const lookups = repository.lookups;
+    for (const malformed of ['hunter2', `${token(0)}x`, `ask_prod_${'a'.repeat(43)}`]) {
+      await expect(authenticator.authenticate(malformed)).resolves.toBeNull();
+      await expect(authenticator.authenticate(malformed)).resolves.toBeNull();
+    }
+    // The least recently used of a full cache is still there: nothing was added in front of it.
+    await authenticator.authenticate(token(0));
+    expect(repository.lookups).toBe(lookups);
+  });
 });

@@ -46,9 +46,9 @@ export class ApiKeyAuthenticator {
   }
 
   async authenticate(token: string): Promise<ApiKey | null> {
-    // A token that cannot be a key is refused without a lookup, and never fills the cache.
-    if (!looksLikeApiKeySecret(token)) return null;
-    const answer = await this.cache.fetch(hashApiKeySecret(token));
+    const hash = hashApiKeySecret(token);
+    // Only a token shaped like a key is ever looked up and cached, so a cached answer needs no second look at the token.
+    const answer = this.cache.get(hash) ?? (looksLikeApiKeySecret(token) ? await this.cache.fetch(hash) : undefined);
     const key = answer?.key ?? null;
     // Checked on every use, so a cached key stops at its expiry or grace end, not up to a cache lifetime later.
     const now = this.clock.now();
