@@ -4,6 +4,8 @@ import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
 
 const secret = (fill: string) => `ask_test_${fill.repeat(43).slice(0, 43)}`;
+/** The i-th of many well-formed secrets, none of them stored. */
+const numbered = (i: number) => `ask_test_${String(i).padStart(43, '0')}`;
 
 describe('ApiKeyAuthenticator', () => {
   let repository: InMemoryApiKeyRepository;
@@ -77,25 +79,23 @@ describe('ApiKeyAuthenticator', () => {
   });
 
   it('keeps at most KEY_CACHE_MAX_ENTRIES keys, dropping the least recently used', async () => {
-    const token = (i: number) => `ask_test_${String(i).padStart(43, '0')}`;
-    for (let i = 0; i < KEY_CACHE_MAX_ENTRIES + 5; i++) await authenticator.authenticate(token(i));
+    for (let i = 0; i < KEY_CACHE_MAX_ENTRIES + 5; i++) await authenticator.authenticate(numbered(i));
     const lookups = repository.lookups;
-    await authenticator.authenticate(token(KEY_CACHE_MAX_ENTRIES + 4));
+    await authenticator.authenticate(numbered(KEY_CACHE_MAX_ENTRIES + 4));
     expect(repository.lookups).toBe(lookups);
-    await authenticator.authenticate(token(0));
+    await authenticator.authenticate(numbered(0));
     expect(repository.lookups).toBe(lookups + 1);
   });
 
   it('answers a token that cannot be a key without taking a place in the cache', async () => {
-    const token = (i: number) => `ask_test_${String(i).padStart(43, '0')}`;
-    for (let i = 0; i < KEY_CACHE_MAX_ENTRIES; i++) await authenticator.authenticate(token(i));
+    for (let i = 0; i < KEY_CACHE_MAX_ENTRIES; i++) await authenticator.authenticate(numbered(i));
     const lookups = repository.lookups;
-    for (const malformed of ['hunter2', `${token(0)}x`, `ask_prod_${'a'.repeat(43)}`]) {
+    for (const malformed of ['hunter2', `${numbered(0)}x`, `ask_prod_${'a'.repeat(43)}`]) {
       await expect(authenticator.authenticate(malformed)).resolves.toBeNull();
       await expect(authenticator.authenticate(malformed)).resolves.toBeNull();
     }
     // The least recently used of a full cache is still there: nothing was added in front of it.
-    await authenticator.authenticate(token(0));
+    await authenticator.authenticate(numbered(0));
     expect(repository.lookups).toBe(lookups);
   });
 });
