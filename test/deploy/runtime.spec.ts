@@ -34,9 +34,9 @@ describe('the runtime', () => {
     expect(bases).toEqual([`node:${RUNTIME}-bookworm-slim`, `node:${RUNTIME}-bookworm-slim`]);
   });
 
-  it('starts the service with 16 MB semi-spaces and no Maglev, from npm and in the image alike, and V8 holds the young generation to them', () => {
+  it('starts the service with 16 MB semi-spaces, no Maglev and no allocation-site pretenuring, from npm and in the image alike, and V8 holds the young generation to them', () => {
     const command = manifest.scripts['start:prod'];
-    expect(command).toBe('node --max-semi-space-size=16 --no-maglev dist/main.js');
+    expect(command).toBe('node --max-semi-space-size=16 --no-maglev --no-allocation-site-pretenuring dist/main.js');
     expect(manifest.scripts.start).toBe(`nest build && ${command}`);
     const cmd = /^CMD (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
     expect(JSON.parse(cmd ?? 'null')).toEqual(command.split(' '));
@@ -51,7 +51,9 @@ describe('the runtime', () => {
     const flags = command.split(' ').slice(1, -1);
     expect(newSpaceMb(flags)).toBeLessThanOrEqual(32);
     expect(newSpaceMb([])).toBeGreaterThan(32);
-    // V8 still knows the compiler the flag leaves out.
-    expect(execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' })).toMatch(/^\s+--maglev \(/m);
+    // V8 still knows the compiler and the pretenuring the flags leave out.
+    const v8Options = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
+    expect(v8Options).toMatch(/^\s+--maglev \(/m);
+    expect(v8Options).toMatch(/^\s+--allocation-site-pretenuring \(/m);
   });
 });
