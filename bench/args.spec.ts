@@ -16,6 +16,7 @@ describe('parseArgs', () => {
       scale: false,
       scenarios: ['list-first', 'list-deep', 'get', 'create'],
       floor: undefined,
+      against: undefined,
       profile: undefined,
       help: false,
     });
@@ -53,6 +54,11 @@ describe('parseArgs', () => {
     expect(parseArgs(['--floor', 'interceptors,validation']).floor).toEqual(['interceptors', 'validation']);
   });
 
+  it('puts the library floor in the baseline\'s place with --against, the service staying on its side', () => {
+    expect(parseArgs(['--against', 'card'])).toMatchObject({ against: ['typeorm', 'throttler', 'validation', 'interceptors'], floor: undefined });
+    expect(parseArgs(['--against=typeorm', '--store', 'mysql', '--scenarios', 'get,create'])).toMatchObject({ against: ['typeorm'], store: 'mysql' });
+  });
+
   it('runs the scale run on MySQL with a million pets unless told otherwise', () => {
     expect(parseArgs(['--scale'])).toMatchObject({ scale: true, store: 'mysql', pets: 1_000_000 });
     expect(parseArgs(['--scale', '--pets', '10000000'])).toMatchObject({ scale: true, pets: 10_000_000 });
@@ -83,12 +89,17 @@ describe('parseArgs', () => {
     [['--floor'], '--floor takes nest, card or a comma list of typeorm,throttler,validation,interceptors, got ""'],
     [['--floor', 'card,typeorm'], '--floor takes nest, card or a comma list of typeorm,throttler,validation,interceptors, got "card"'],
     [['--scale', '--floor', 'nest'], '--floor and --scale do not go together'],
+    [['--against', 'prisma'], '--against takes nest, card or a comma list of typeorm,throttler,validation,interceptors, got "prisma"'],
+    [['--against', 'card', '--floor', 'card'], '--against and --floor do not go together'],
+    [['--against', 'card', '--profile', 'get'], '--against and --profile do not go together'],
+    [['--store', 'mysql', '--against', 'card', '--scale'], '--against and --scale do not go together'],
+    [['--against', 'card', '--scenarios', 'create,create-idempotent'], "--against does not run create-idempotent: its target is the baseline's own keyed share, so run it without --against"],
   ])('rejects %j with one clear line', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new ArgsError(message));
   });
 
   it('lists every flag in the help', () => {
-    for (const flag of ['--scenarios', '--profile', '--floor', '--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--slices', '--port', '--scale', '--help']) {
+    for (const flag of ['--scenarios', '--profile', '--floor', '--against', '--store', '--pets', '--duration', '--warmup', '--connections', '--rounds', '--slices', '--port', '--scale', '--help']) {
       expect(USAGE).toContain(flag);
     }
   });

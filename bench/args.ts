@@ -17,6 +17,8 @@ export interface BenchOptions {
   readonly scenarios: readonly ScenarioName[];
   /** The card parts of the library floor run in the service's place (empty: NestJS alone); undefined runs the service. */
   readonly floor?: readonly FloorPart[];
+  /** The card parts of the library floor run in the baseline's place, so the service is measured against it in the same turns. */
+  readonly against?: readonly FloorPart[];
   /** Profile the service, then the baseline, under this scenario instead of comparing. */
   readonly profile?: ScenarioName;
   readonly help: boolean;
@@ -59,6 +61,11 @@ const FLAGS: readonly Flag[] = [
     value: 'PARTS',
     help: `in the service's place, the baseline's work inside bare NestJS with these card parts: nest (none), card (all) or a comma list of ${FLOOR_PARTS.join(',')}`,
   },
+  {
+    name: 'against',
+    value: 'PARTS',
+    help: "in the baseline's place, the floor with these card parts (as --floor takes them), in the same turns as the service; judged by the floor's targets",
+  },
   { name: 'help', help: 'print this help' },
 ];
 
@@ -78,12 +85,12 @@ function integer(flag: string, text: string | undefined, min: number, max: numbe
   return Number(text);
 }
 
-function floorParts(text: string | undefined): FloorPart[] {
+function floorParts(flag: string, text: string | undefined): FloorPart[] {
   if (text === 'nest') return [];
   if (text === 'card') return [...FLOOR_PARTS];
   const names = (text ?? '').split(',');
   const unknown = names.find((name) => !(FLOOR_PARTS as readonly string[]).includes(name));
-  if (unknown !== undefined) throw new ArgsError(`--floor takes nest, card or a comma list of ${FLOOR_PARTS.join(',')}, got "${unknown}"`);
+  if (unknown !== undefined) throw new ArgsError(`--${flag} takes nest, card or a comma list of ${FLOOR_PARTS.join(',')}, got "${unknown}"`);
   return names as FloorPart[];
 }
 
@@ -119,8 +126,15 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   if (unknown !== undefined) throw new ArgsError(`--scenarios takes names from ${SCENARIO_NAMES.join(',')}, got "${unknown}"`);
   if (scale && given.has('profile')) throw new ArgsError('--profile and --scale do not go together');
   if (scale && pets <= SCALE_SMALL_PETS) throw new ArgsError(`--pets must be above ${SCALE_SMALL_PETS} for --scale`);
-  const floor = given.has('floor') ? floorParts(given.get('floor')) : undefined;
+  const floor = given.has('floor') ? floorParts('floor', given.get('floor')) : undefined;
   if (scale && floor) throw new ArgsError('--floor and --scale do not go together');
+  const against = given.has('against') ? floorParts('against', given.get('against')) : undefined;
+  if (against) {
+    const other = ['floor', 'scale', 'profile'].find((name) => given.has(name));
+    if (other) throw new ArgsError(`--against and --${other} do not go together`);
+    // A keyed create is judged by its share of an unkeyed one against the baseline's own share.
+    if (scenarios.includes('create-idempotent')) throw new ArgsError('--against does not run create-idempotent: its target is the baseline\'s own keyed share, so run it without --against');
+  }
   const optional = (name: string, fallback: number, min: number, max: number) =>
     given.has(name) ? integer(name, given.get(name), min, max) : fallback;
   const duration = optional('duration', 10, 1, 3_600);
@@ -138,6 +152,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     scale,
     scenarios: scenarios as ScenarioName[],
     floor,
+    against,
     profile: profile as ScenarioName | undefined,
     help: given.has('help'),
   };

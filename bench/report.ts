@@ -37,12 +37,13 @@ export function stealWarning(runs: readonly { stealShare?: number }[], threshold
   return `Warning: in ${stolen} of ${runs.length} runs the hypervisor took more than ${threshold * 100}% of the machine's CPU (steal): those rounds measure the neighbours as much as the servers.`;
 }
 
-export function comparisonTable(comparisons: readonly Comparison[]): string {
+/** `reference` names the server on the baseline's side: the baseline, or the floor with `--against`. */
+export function comparisonTable(comparisons: readonly Comparison[], reference = 'baseline'): string {
   return table(
     ['scenario', 'server', ...FIGURE_HEADER, 'req/s ratio', 'p50 ratio', 'p99 ratio', 'CPU ratio'],
     comparisons.flatMap((c) => [
       [c.scenario, 'service', ...figureCells(c.service), num(c.reqPerSecRatio, 2), num(c.p50Ratio, 2), num(c.p99Ratio, 2), num(c.cpuRatio, 2)],
-      [c.scenario, 'baseline', ...figureCells(c.baseline), '', '', '', ''],
+      [c.scenario, reference, ...figureCells(c.baseline), '', '', '', ''],
     ]),
   );
 }

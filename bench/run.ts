@@ -10,7 +10,7 @@ import { comparisonTable, progressLine, roundRatioLines, scaleTable, stealWarnin
 import { buildScenarios, Scenario, ScenarioName } from './scenarios';
 import { ObservedLoad, observeServer, RunningServer, ServerWatch, startServer } from './servers';
 import { median } from './stats';
-import { compare, Measurement, medianFigures, scaleRatios, scaleVerdict, Target, verdicts } from './summary';
+import { compare, floorVerdicts, Measurement, medianFigures, scaleRatios, scaleVerdict, Target, verdicts } from './summary';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -63,23 +63,38 @@ interface Profiling {
 /** Lets a profiled server exit cleanly on SIGUSR2, which is when node --cpu-prof writes the profile. */
 const EXIT_ON_SIGUSR2 = 'data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))';
 
-/** What runs on each side: the service as `npm run start:prod` starts it, or the library floor, with the service's V8 flags, with `--floor`. */
+/**
+ * What runs on each side: the service as `npm run start:prod` starts it, or
+ * the library floor in its place with `--floor`; the bare baseline, or the
+ * floor in its place with `--against`. The floor runs with the service's V8 flags.
+ */
 interface Scripts {
   /** Node's arguments for the service's side. */
   readonly service: readonly string[];
-  readonly baseline?: string;
-  /** The card parts the floor runs with; undefined when the service itself runs. */
+  /** Node's arguments for the baseline's side. */
+  readonly baseline?: readonly string[];
+  /** The card parts the floor runs with on the service's side; undefined when the service itself runs. */
   readonly floor?: readonly string[];
+  /** The card parts the floor runs with on the baseline's side; undefined when the baseline runs. */
+  readonly against?: readonly string[];
 }
 
 function scriptsFor(options: BenchOptions): Scripts {
-  const baseline = compileBaseline();
-  return options.floor ? { service: [...serviceNodeFlags(), compileFloor()], baseline, floor: options.floor } : { service: serviceArgs(), baseline };
+  // The floor runs the baseline's compiled work, so the baseline is compiled either way.
+  const baseline = [compileBaseline()];
+  const floorArgs = () => [...serviceNodeFlags(), compileFloor()];
+  if (options.against) return { service: serviceArgs(), baseline: floorArgs(), against: options.against };
+  return options.floor ? { service: floorArgs(), baseline, floor: options.floor } : { service: serviceArgs(), baseline };
+}
+
+/** What the report calls the server on the baseline's side. */
+function referenceName(scripts: Scripts): string {
+  return scripts.against ? 'floor' : 'baseline';
 }
 
 function startTarget(target: Target, prepared: Prepared, port: number, scripts: Scripts, round: number, profiling?: Profiling): Promise<RunningServer> {
   const env = serverEnv(prepared.database, port);
-  const floor = target === 'service' ? scripts.floor : undefined;
+  const floor = target === 'service' ? scripts.floor : scripts.against;
   if (floor) env.FLOOR_PARTS = floor.join(',');
   // The baseline and the floor check the key against this one hash; the service reads its keys from the store.
   if ((target === 'baseline' || floor) && prepared.apiKey) env.BENCH_API_KEY = prepared.apiKey;
@@ -87,7 +102,7 @@ function startTarget(target: Target, prepared: Prepared, port: number, scripts: 
   return startServer({
     label: target,
     command: process.execPath,
-    args: [...profile, ...(target === 'service' ? scripts.service : [scripts.baseline!])],
+    args: [...profile, ...(target === 'service' ? scripts.service : scripts.baseline!)],
     env,
     readyUrl: `http://127.0.0.1:${port}${READY_PATH}`,
     readyHeaders: authHeaders(prepared.apiKey),
@@ -159,11 +174,14 @@ async function runComparison(options: BenchOptions): Promise<void> {
   const prepared = await prepareDatabase(database, options.pets, options.port);
   const scripts = scriptsFor(options);
   if (scripts.floor) say(floorLine(scripts.floor));
+  if (scripts.against) say(againstLine(scripts.against));
+  const reference = referenceName(scripts);
+  const label = (target: Target) => (target === 'service' ? target : reference).padEnd(8);
   const scenarios = buildScenarios(options.pets);
   const measurements: Measurement[] = [];
   const startups: { round: number; target: Target; ms: number }[] = [];
   const perTarget = options.scenarios.length * (options.duration + options.warmup) + 3;
-  say(`${options.rounds} rounds of service and baseline, ${options.scenarios.length} scenarios of ${options.duration} s each in ${options.slices} turns at ${options.connections} connections: about ${Math.ceil((options.rounds * 2 * perTarget) / 60)} min`);
+  say(`${options.rounds} rounds of service and ${reference}, ${options.scenarios.length} scenarios of ${options.duration} s each in ${options.slices} turns at ${options.connections} connections: about ${Math.ceil((options.rounds * 2 * perTarget) / 60)} min`);
   const portOf = (target: Target) => (target === 'service' ? options.port : options.port + 1);
   for (let round = 1; round <= options.rounds; round++) {
     // Alternate which server goes first, so a slow drift of the machine does not favour one side.
@@ -174,7 +192,7 @@ async function runComparison(options: BenchOptions): Promise<void> {
         const server = await startTarget(target, prepared, portOf(target), scripts, round);
         servers.set(target, server);
         startups.push({ round, target, ms: server.startupMs });
-        say(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ready in ${server.startupMs.toFixed(0)} ms`);
+        say(`[round ${round}/${options.rounds}] ${label(target)} ready in ${server.startupMs.toFixed(0)} ms`);
       }
       // Both servers stay up and take each scenario in turns, so the two figures of a
       // ratio are taken over the same stretch of time, not a whole server's run apart.
@@ -184,7 +202,7 @@ async function runComparison(options: BenchOptions): Promise<void> {
         for (const target of order) {
           const { result, ...watched } = observed.get(target)!;
           measurements.push({ round, target, scenario: name, figures: result, ...watched });
-          say(progressLine(`[round ${round}/${options.rounds}] ${target.padEnd(8)} ${name.padEnd(10)}`, result, watched));
+          say(progressLine(`[round ${round}/${options.rounds}] ${label(target)} ${name.padEnd(10)}`, result, watched));
         }
       }
     } finally {
@@ -193,21 +211,23 @@ async function runComparison(options: BenchOptions): Promise<void> {
   }
   const comparisons = compare(measurements, options.scenarios);
   const startupOf = (target: Target) => median(startups.filter((s) => s.target === target).map((s) => s.ms));
-  const targets = verdicts(comparisons, startupOf('service'), options.store === 'sqlite');
+  const targets = scripts.against ? floorVerdicts(comparisons) : verdicts(comparisons, startupOf('service'), options.store === 'sqlite');
   say('');
-  say(`Medians of ${options.rounds} rounds on ${options.store} with ${options.pets.toLocaleString('en-US')} pets (ratios: median of the per-round service/baseline ratios)`);
-  say(comparisonTable(comparisons));
+  say(`Medians of ${options.rounds} rounds on ${options.store} with ${options.pets.toLocaleString('en-US')} pets (ratios: median of the per-round service/${reference} ratios)`);
+  say(comparisonTable(comparisons, reference));
   say('');
   say('req/s ratio of each round, in order (the median is the figure above):');
   say(roundRatioLines(comparisons));
   say('');
-  say(`Startup to a ready ${READY_PATH}: service ${startupOf('service').toFixed(0)} ms, baseline ${startupOf('baseline').toFixed(0)} ms (medians)`);
+  say(`Startup to a ready ${READY_PATH}: service ${startupOf('service').toFixed(0)} ms, ${reference} ${startupOf('baseline').toFixed(0)} ms (medians)`);
   say('');
   say(verdictTable(targets));
   warnOfSteal(measurements);
   const file = writeResults(RESULTS_DIR, `bench-${options.store}`, {
     ...describeRun(options, database),
     keyed: prepared.apiKey !== undefined,
+    // The server the ratios divide by; its figures are under "baseline" either way.
+    reference,
     scenarios: Object.fromEntries(options.scenarios.map((name) => [name, scenarios[name].describe])),
     comparisons,
     startupMs: { service: startupOf('service'), baseline: startupOf('baseline'), samples: startups },
@@ -290,9 +310,16 @@ async function runProfile(options: BenchOptions, scenario: ScenarioName): Promis
   }
 }
 
+function floorWork(parts: readonly string[]): string {
+  return `the baseline's work in ${parts.length ? `NestJS with ${new Intl.ListFormat('en-GB').format(parts)}` : 'NestJS alone'}`;
+}
+
 function floorLine(parts: readonly string[]): string {
-  const on = parts.length ? `NestJS with ${new Intl.ListFormat('en-GB').format(parts)}` : 'NestJS alone';
-  return `In the service's place: the library floor (bench/floor), the baseline's work in ${on}; "service" below means the floor.`;
+  return `In the service's place: the library floor (bench/floor), ${floorWork(parts)}; "service" below means the floor.`;
+}
+
+function againstLine(parts: readonly string[]): string {
+  return `In the baseline's place: the library floor (bench/floor), ${floorWork(parts)}; the ratios are the service's to it, judged by the floor's targets.`;
 }
 
 function warnOfSteal(runs: readonly Measurement[]): void {

@@ -139,6 +139,25 @@ export function verdicts(comparisons: readonly Comparison[], startupMs: number |
   return result;
 }
 
+const MIN_FLOOR_REQ_RATIO = 0.9;
+const MAX_FLOOR_CPU_RATIO = 1.15;
+const MAX_FLOOR_P99_RATIO = 1.3;
+
+/** The targets against the card's floor, when the floor ran in the baseline's place (`--against`): every scenario, each measure. */
+export function floorVerdicts(comparisons: readonly Comparison[]): Verdict[] {
+  return comparisons.flatMap((c) => [
+    { what: `${c.scenario} req/s`, target: `>= ${MIN_FLOOR_REQ_RATIO.toFixed(2)}x floor`, measured: fixed(c.reqPerSecRatio, 2, 'x'), met: atLeast(c.reqPerSecRatio, MIN_FLOOR_REQ_RATIO) },
+    { what: `${c.scenario} CPU per request`, target: `<= ${MAX_FLOOR_CPU_RATIO.toFixed(2)}x floor`, measured: fixed(c.cpuRatio, 2, 'x'), met: atMost(c.cpuRatio, MAX_FLOOR_CPU_RATIO) },
+    { what: `${c.scenario} p99`, target: `<= ${MAX_FLOOR_P99_RATIO.toFixed(2)}x floor`, measured: fixed(c.p99Ratio, 2, 'x'), met: atMost(c.p99Ratio, MAX_FLOOR_P99_RATIO) },
+    {
+      what: `${c.scenario} service RSS`,
+      target: `< ${MAX_LIST_RSS_MB} MB`,
+      measured: fixed(c.service.peakRssMb, 0, ' MB'),
+      met: c.service.peakRssMb === undefined ? undefined : c.service.peakRssMb < MAX_LIST_RSS_MB,
+    },
+  ]);
+}
+
 export interface ScaleRow {
   readonly pets: number;
   readonly scenario: ScenarioName;
