@@ -32,6 +32,14 @@ describe('floorVerdicts', () => {
     expect(states([comparison({ req: 0.89, cpu: 1.16, p99: 1.31 }, 200)]).map(([, , met]) => met)).toEqual([false, false, false, false]);
   });
 
+  it('shows a ratio rounded towards missing its limit, so a miss never reads as the limit itself', () => {
+    expect(states([comparison({ req: 0.8989, cpu: 1.1501, p99: 1.3001 }, 150)]).slice(0, 3)).toEqual([
+      ['get req/s', '0.89x', false],
+      ['get CPU per request', '1.16x', false],
+      ['get p99', '1.31x', false],
+    ]);
+  });
+
   it('reports a measure the run did not take, neither met nor missed', () => {
     const unmeasured = { ...comparison({ req: 1, cpu: 1, p99: 1 }, 150), cpuRatio: undefined, service: { ...figures(150), peakRssMb: undefined } };
     expect(states([unmeasured])).toEqual([

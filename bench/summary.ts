@@ -100,6 +100,9 @@ export const MAX_STARTUP_MS = 2_000;
 export const MAX_SCALE_P50_RATIO = 1.5;
 
 const fixed = (value: number | undefined, digits = 2, unit = '') => (value === undefined ? 'n/a' : `${value.toFixed(digits)}${unit}`);
+// A ratio judged against a limit is shown rounded towards missing it, so 0.899 against ">= 0.90" reads 0.89x, not a missed 0.90x.
+const shownAtLeast = (value: number | undefined) => fixed(value === undefined ? undefined : Math.floor(value * 100) / 100, 2, 'x');
+const shownAtMost = (value: number | undefined) => fixed(value === undefined ? undefined : Math.ceil(value * 100) / 100, 2, 'x');
 const atMost = (value: number | undefined, limit: number) => (value === undefined ? undefined : value <= limit);
 const atLeast = (value: number | undefined, limit: number) => (value === undefined ? undefined : value >= limit);
 
@@ -107,9 +110,9 @@ const atLeast = (value: number | undefined, limit: number) => (value === undefin
 export function verdicts(comparisons: readonly Comparison[], startupMs: number | undefined, embeddedStore: boolean): Verdict[] {
   const result: Verdict[] = [];
   for (const c of comparisons) {
-    result.push({ what: `${c.scenario} req/s`, target: `>= ${MIN_RATIO[c.scenario].toFixed(2)}x baseline`, measured: fixed(c.reqPerSecRatio, 2, 'x'), met: atLeast(c.reqPerSecRatio, MIN_RATIO[c.scenario]) });
+    result.push({ what: `${c.scenario} req/s`, target: `>= ${MIN_RATIO[c.scenario].toFixed(2)}x baseline`, measured: shownAtLeast(c.reqPerSecRatio), met: atLeast(c.reqPerSecRatio, MIN_RATIO[c.scenario]) });
     if (!c.scenario.startsWith('create')) {
-      result.push({ what: `${c.scenario} p99`, target: `<= ${MAX_P99_RATIO}x baseline`, measured: fixed(c.p99Ratio, 2, 'x'), met: atMost(c.p99Ratio, MAX_P99_RATIO) });
+      result.push({ what: `${c.scenario} p99`, target: `<= ${MAX_P99_RATIO}x baseline`, measured: shownAtMost(c.p99Ratio), met: atMost(c.p99Ratio, MAX_P99_RATIO) });
     }
   }
   const create = comparisons.find((c) => c.scenario === 'create');
@@ -146,9 +149,9 @@ const MAX_FLOOR_P99_RATIO = 1.3;
 /** The targets against the card's floor, when the floor ran in the baseline's place (`--against`): every scenario, each measure. */
 export function floorVerdicts(comparisons: readonly Comparison[]): Verdict[] {
   return comparisons.flatMap((c) => [
-    { what: `${c.scenario} req/s`, target: `>= ${MIN_FLOOR_REQ_RATIO.toFixed(2)}x floor`, measured: fixed(c.reqPerSecRatio, 2, 'x'), met: atLeast(c.reqPerSecRatio, MIN_FLOOR_REQ_RATIO) },
-    { what: `${c.scenario} CPU per request`, target: `<= ${MAX_FLOOR_CPU_RATIO.toFixed(2)}x floor`, measured: fixed(c.cpuRatio, 2, 'x'), met: atMost(c.cpuRatio, MAX_FLOOR_CPU_RATIO) },
-    { what: `${c.scenario} p99`, target: `<= ${MAX_FLOOR_P99_RATIO.toFixed(2)}x floor`, measured: fixed(c.p99Ratio, 2, 'x'), met: atMost(c.p99Ratio, MAX_FLOOR_P99_RATIO) },
+    { what: `${c.scenario} req/s`, target: `>= ${MIN_FLOOR_REQ_RATIO.toFixed(2)}x floor`, measured: shownAtLeast(c.reqPerSecRatio), met: atLeast(c.reqPerSecRatio, MIN_FLOOR_REQ_RATIO) },
+    { what: `${c.scenario} CPU per request`, target: `<= ${MAX_FLOOR_CPU_RATIO.toFixed(2)}x floor`, measured: shownAtMost(c.cpuRatio), met: atMost(c.cpuRatio, MAX_FLOOR_CPU_RATIO) },
+    { what: `${c.scenario} p99`, target: `<= ${MAX_FLOOR_P99_RATIO.toFixed(2)}x floor`, measured: shownAtMost(c.p99Ratio), met: atMost(c.p99Ratio, MAX_FLOOR_P99_RATIO) },
     {
       what: `${c.scenario} service RSS`,
       target: `< ${MAX_LIST_RSS_MB} MB`,
@@ -185,7 +188,7 @@ export function scaleVerdict(ratios: readonly ScaleRatio[], large: number): Verd
   return {
     what: `list-deep p50 at ${large.toLocaleString('en-US')} pets`,
     target: `<= ${MAX_SCALE_P50_RATIO}x the p50 at 1,000`,
-    measured: fixed(deep?.p50Ratio, 2, 'x'),
+    measured: shownAtMost(deep?.p50Ratio),
     met: atMost(deep?.p50Ratio, MAX_SCALE_P50_RATIO),
   };
 }
