@@ -40,6 +40,14 @@ describe('floorVerdicts', () => {
     ]);
   });
 
+  it('shows a ratio that is exactly two decimals as it is', () => {
+    expect(states([comparison({ req: 0.57, cpu: 1.1, p99: 1.13 }, 150)]).slice(0, 3)).toEqual([
+      ['get req/s', '0.57x', false],
+      ['get CPU per request', '1.10x', true],
+      ['get p99', '1.13x', true],
+    ]);
+  });
+
   it('reports a measure the run did not take, neither met nor missed', () => {
     const unmeasured = { ...comparison({ req: 1, cpu: 1, p99: 1 }, 150), cpuRatio: undefined, service: { ...figures(150), peakRssMb: undefined } };
     expect(states([unmeasured])).toEqual([
