@@ -99,14 +99,15 @@ function startTarget(target: Target, prepared: Prepared, port: number, scripts: 
   // The baseline and the floor check the key against this one hash; the service reads its keys from the store.
   if ((target === 'baseline' || floor) && prepared.apiKey) env.BENCH_API_KEY = prepared.apiKey;
   const profile = profiling ? ['--cpu-prof', '--cpu-prof-dir', profiling.directory, '--import', EXIT_ON_SIGUSR2] : [];
+  const name = target === 'service' ? target : referenceName(scripts);
   return startServer({
-    label: target,
+    label: name,
     command: process.execPath,
     args: [...profile, ...(target === 'service' ? scripts.service : scripts.baseline!)],
     env,
     readyUrl: `http://127.0.0.1:${port}${READY_PATH}`,
     readyHeaders: authHeaders(prepared.apiKey),
-    logFile: join(RESULTS_DIR, `${target}-round${round}.log`),
+    logFile: join(RESULTS_DIR, `${name}-round${round}.log`),
     stopSignal: profiling ? 'SIGUSR2' : undefined,
   });
 }
