@@ -11,8 +11,8 @@
  * floor beneath which the service cannot go while it uses them.
  *
  * Environment: as the baseline, and FLOOR_PARTS, a comma list of `typeorm`,
- * `throttler`, `validation` and `interceptors` (empty: NestJS alone), checked
- * by bench/args.ts.
+ * `throttler`, `validation` and `interceptors` (empty: NestJS alone), as
+ * bench/args.ts expands `--floor`; any other name stops the start.
  */
 import 'reflect-metadata';
 import {
@@ -71,6 +71,13 @@ import { CreatePetDto } from './create-pet.dto';
 import { ListPetsQueryDto } from './list-pets.query.dto';
 
 const parts = new Set((process.env.FLOOR_PARTS ?? '').split(',').filter(Boolean));
+// A misspelt or shorthand part would otherwise measure a floor without it, so it stops the start instead.
+const KNOWN_PARTS = ['typeorm', 'throttler', 'validation', 'interceptors'];
+const unknownParts = [...parts].filter((part) => !KNOWN_PARTS.includes(part));
+if (unknownParts.length > 0) {
+  console.error(`FLOOR_PARTS names ${unknownParts.join(', ')}; the floor's parts are ${KNOWN_PARTS.join(', ')} (the bench's 'card' and 'nest' are all and none)`);
+  process.exit(1);
+}
 const databaseUrl = process.env.DATABASE_URL ?? '';
 const throttled = parts.has('throttler');
 const validated = parts.has('validation');
