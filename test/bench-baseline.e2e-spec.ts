@@ -366,15 +366,19 @@ describeOnStore('the library floor answers as the baseline does', () => {
 });
 
 describe('the library floor', () => {
+  let child: ChildProcess | undefined;
+  // A floor that does start is stopped here, so a failing spec leaves no server behind.
+  afterEach(() => child?.kill());
+
   it("stops at start-up on a part it does not know, such as the bench's shorthand 'card', rather than measure a floor without it", async () => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'bench/floor/server.ts'], {
+    child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'bench/floor/server.ts'], {
       cwd: ROOT,
       env: { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', DATABASE_URL: 'sqlite::memory:', FLOOR_PARTS: 'throttler,card' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let printed = '';
     child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child?.once('exit', resolve));
     expect({ code, printed: printed.trim() }).toEqual({
       code: 1,
       printed: "FLOOR_PARTS names card; the floor's parts are typeorm, throttler, validation, interceptors (the bench's 'card' and 'nest' are all and none)",
