@@ -1,4 +1,7 @@
+import { FLOOR_PARTS, type FloorPart } from './floor/parts';
 import { DEFAULT_SCENARIOS, SCENARIO_NAMES, ScenarioName } from './scenarios';
+
+export { FLOOR_PARTS, type FloorPart };
 
 export type BenchStore = 'sqlite' | 'mysql';
 
@@ -27,13 +30,6 @@ export interface BenchOptions {
 /** Raised for a command line the bench cannot run; its message is one line. */
 export class ArgsError extends Error {}
 
-/**
- * What bench/floor can add to a bare NestJS application: a card library or
- * a Nest mechanism the service's hot path goes through; `card` names them
- * all, the floor the service is judged against.
- */
-export const FLOOR_PARTS = ['typeorm', 'throttler', 'validation', 'interceptors'] as const;
-export type FloorPart = (typeof FLOOR_PARTS)[number];
 
 export const SCALE_SMALL_PETS = 1_000;
 export const SCALE_DEFAULT_PETS = 1_000_000;

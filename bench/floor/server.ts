@@ -68,14 +68,14 @@ import {
   tagJson,
 } from '../baseline/work';
 import { CreatePetDto } from './create-pet.dto';
+import { FLOOR_PARTS } from './parts';
 import { ListPetsQueryDto } from './list-pets.query.dto';
 
 const parts = new Set((process.env.FLOOR_PARTS ?? '').split(',').filter(Boolean));
 // A misspelt or shorthand part would otherwise measure a floor without it, so it stops the start instead.
-const KNOWN_PARTS = ['typeorm', 'throttler', 'validation', 'interceptors'];
-const unknownParts = [...parts].filter((part) => !KNOWN_PARTS.includes(part));
+const unknownParts = [...parts].filter((part) => !(FLOOR_PARTS as readonly string[]).includes(part));
 if (unknownParts.length > 0) {
-  console.error(`FLOOR_PARTS names ${unknownParts.join(', ')}; the floor's parts are ${KNOWN_PARTS.join(', ')} (the bench's 'card' and 'nest' are all and none)`);
+  console.error(`FLOOR_PARTS names ${unknownParts.join(', ')}; the floor's parts are ${FLOOR_PARTS.join(', ')} (the bench's 'card' and 'nest' are all and none)`);
   process.exit(1);
 }
 const databaseUrl = process.env.DATABASE_URL ?? '';
