@@ -6,8 +6,6 @@
  */
 const FEATURE_MODULES = '(pets|auth|rate-limit|ops|database|docs|idempotency)';
 const NOT_A_SPEC = '\\.(e2e-|int-|docs-)?spec\\.ts$';
-/** The one list of every table's entity, which the service and the TypeORM CLI share. */
-const ENTITY_LIST = '^src/database/entities\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -48,7 +46,7 @@ module.exports = {
       comment:
         "A module uses another's application services, domain ports and route decorators (`http/*.decorator.ts`, e.g. @Idempotent()), never the rest of its http/ or its infrastructure/.",
       severity: 'error',
-      from: { path: '^src/([^/]+)/', pathNot: [NOT_A_SPEC, ENTITY_LIST] },
+      from: { path: '^src/([^/]+)/', pathNot: NOT_A_SPEC },
       to: { path: '^src/[^/]+/(http|infrastructure)/', pathNot: ['^src/$1/', '^src/[^/]+/http/[^/]+\\.decorator\\.ts$'] },
     },
     {
@@ -67,11 +65,11 @@ module.exports = {
       to: { path: '^src/auth/' },
     },
     {
-      name: 'entity-list-imports-only-entities',
-      comment: "src/database/entities.ts names every module's ORM entities, for the service and the TypeORM CLI alike, and takes nothing else from them.",
+      name: 'database-imports-no-feature',
+      comment: "The database module serves every feature module and names none: each registers its own entities with TypeOrmModule.forFeature.",
       severity: 'error',
-      from: { path: ENTITY_LIST },
-      to: { path: '^src/[^/]+/(http|infrastructure)/', pathNot: '^src/[^/]+/infrastructure/[^/]+\\.orm-entity\\.ts$' },
+      from: { path: '^src/database/', pathNot: NOT_A_SPEC },
+      to: { path: '^src/(pets|auth|rate-limit|idempotency|docs)/' },
     },
     {
       name: 'config-and-errors-import-no-feature',

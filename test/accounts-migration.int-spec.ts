@@ -1,6 +1,7 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { hasOwnAccount } from '../src/auth/domain/api-key';
 import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
+import { AccountOrmEntity } from '../src/auth/infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from '../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-key.repository';
 import { createDataSourceOptions } from '../src/database/database-options';
@@ -22,7 +23,7 @@ describe.each(reachableStores())('key and account migrations [%s]', (store) => {
     dataSource = await new DataSource(options).initialize();
     return dataSource;
   };
-  const options = () => createDataSourceOptions(database.url);
+  const options = () => createDataSourceOptions(database.url, [AccountOrmEntity, ApiKeyOrmEntity]);
   const names = () => (options().migrations as Array<{ name: string }>).map((migration) => migration.name);
   /** The names of `migration` and of every one after it. */
   const namesFrom = (migration: string) => names().slice(names().indexOf(migration));

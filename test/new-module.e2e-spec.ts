@@ -1,5 +1,7 @@
 import { Body, Controller, Get, HttpCode, Module, NotFoundException, Param, Post } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsString, Length } from 'class-validator';
+import { Column, DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { defineScope } from '../src/auth/domain/scope';
 import { RequireScope } from '../src/auth/http/require-scope.decorator';
 import { DomainError } from '../src/errors/domain-error';
@@ -15,8 +17,9 @@ import { createTestApp, TestApp } from './support/test-app';
 
 /**
  * A feature module as a backend developer adds one: a controller, a
- * class-validator DTO, a plain Nest exception, and a scope and an error code
- * of its own, declared beside the routes that use them.
+ * class-validator DTO, a plain Nest exception, a scope and an error code of
+ * its own, declared beside the routes that use them, and a table's entity
+ * registered in the module itself.
  */
 const GREETINGS_SEND = defineScope('greetings:send', 'Send greeting cards');
 const GREETING_WITHDRAWN = defineErrorCode('greeting_withdrawn', 410, 'This greeting was withdrawn');
@@ -27,6 +30,15 @@ class GreetingWithdrawnError extends DomainError {
   constructor() {
     super('This greeting was withdrawn');
   }
+}
+
+@Entity('greeting_cards')
+class GreetingCardOrmEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ length: 20 })
+  to: string;
 }
 
 class CreateGreetingDto {
@@ -70,7 +82,7 @@ class GreetingsController {
   }
 }
 
-@Module({ imports: [IdempotencyModule], controllers: [GreetingsController] })
+@Module({ imports: [TypeOrmModule.forFeature([GreetingCardOrmEntity]), IdempotencyModule], controllers: [GreetingsController] })
 class GreetingsModule {}
 
 const remaining = (response: ApiResponse) => Number(response.headers['x-ratelimit-remaining']);
@@ -165,5 +177,9 @@ describeOnStore('a module added the way a backend developer adds one', () => {
       body: { code: 'greeting_withdrawn', message: 'This greeting was withdrawn', status: 410 },
     });
     expectRateLimitHeaders(withdrawn, 8);
+  });
+
+  it("registers its table's entity in its own module, and the service's DataSource knows it without a list elsewhere", () => {
+    expect(testApp.app.get(DataSource).getMetadata(GreetingCardOrmEntity).tableName).toBe('greeting_cards');
   });
 });

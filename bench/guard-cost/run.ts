@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/application/api-keys.service';
 import { PlanTable } from '../../src/auth/application/plan-table';
 import { ApiKeyRepository } from '../../src/auth/domain/api-key.repository';
+import { AccountOrmEntity } from '../../src/auth/infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from '../../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../../src/auth/infrastructure/typeorm-api-key.repository';
 import { loadConfig } from '../../src/config/app-config';
@@ -50,7 +51,7 @@ function redisAnswers(): Promise<boolean> {
 }
 
 async function prepareStore(databaseUrl: string): Promise<string> {
-  const dataSource = await new DataSource(createDataSourceOptions(databaseUrl)).initialize();
+  const dataSource = await new DataSource(createDataSourceOptions(databaseUrl, [AccountOrmEntity, ApiKeyOrmEntity])).initialize();
   await runMigrations(dataSource);
   const rows = Array.from({ length: 1_000 }, (_, i) => `('pet ${i}', ${i + 1}, '${['available', 'pending', 'sold'][i % 3]}')`);
   await dataSource.query(`INSERT INTO pets (name, category_id, status) VALUES ${rows.join(',')}`);

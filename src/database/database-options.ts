@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
-import { ORM_ENTITIES } from './entities';
 import { CreateApiKeys1763683300000 as MysqlCreateApiKeys } from './migrations/mysql/1763683300000-CreateApiKeys';
 import { ApiKeyLifecycle1763683350000 as MysqlApiKeyLifecycle } from './migrations/mysql/1763683350000-ApiKeyLifecycle';
 import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
@@ -54,14 +53,15 @@ export const REPLICA_RETRY_MS = 1_000;
 
 /**
  * The one place that turns DATABASE_URL (and DATABASE_REPLICA_URLS) into
- * TypeORM options, with every entity: the app and ormconfig.ts both use it.
+ * TypeORM options, with the entities the caller names (none for migrations
+ * and raw statements): the app and ormconfig.ts both use it.
  * With replicas, TypeORM's own `replication` option holds them: every query
  * stays on the primary unless it asks for a 'slave' query runner, so only the
  * reads that choose a replica run there, and migrations never do.
  */
 export function createDataSourceOptions(
   databaseUrl: string,
-  entities: DataSourceOptions['entities'] = ORM_ENTITIES,
+  entities: DataSourceOptions['entities'] = [],
   replicaUrls: readonly string[] = [],
 ): DataSourceOptions {
   const common = { entities, synchronize: false, migrationsRun: false, logging: false } as const;

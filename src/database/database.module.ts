@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { createDataSourceOptions } from './database-options';
-import { ORM_ENTITIES } from './entities';
 import { runMigrations } from './run-migrations';
 import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
 import { UnitOfWork } from './unit-of-work';
@@ -14,8 +13,8 @@ import { UnitOfWork } from './unit-of-work';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      // Every entity, as the TypeORM CLI sees them (src/database/entities.ts); feature modules take their repositories with forFeature.
-      useFactory: (config: AppConfig) => createDataSourceOptions(config.databaseUrl, ORM_ENTITIES, config.databaseReplicaUrls),
+      // Each module registers its own entities with TypeOrmModule.forFeature, so adding a module edits no list here.
+      useFactory: (config: AppConfig) => ({ ...createDataSourceOptions(config.databaseUrl, [], config.databaseReplicaUrls), autoLoadEntities: true }),
       // The schema must be current before the first request, so migrations run as the pool opens.
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();

@@ -53,7 +53,6 @@ const LEGAL_TREE = {
     "import { Idempotent } from '../../idempotency/http/idempotent.decorator';\nimport type { Caller } from '../../http/caller';\nexport const x = Idempotent;\nexport type C = Caller;\n",
   'src/rate-limit/http/tracker.ts': "import type { Caller } from '../../http/caller';\nexport const trackerOf = (caller: Caller) => `key:${caller.keyId}`;\n",
   'src/pets/infrastructure/pet.orm-entity.ts': 'export class PetOrmEntity {}\n',
-  'src/database/entities.ts': "import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';\nexport const ORM_ENTITIES = [PetOrmEntity];\n",
 };
 
 describe('the layer rules (.dependency-cruiser.js)', () => {
@@ -103,14 +102,14 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       ['modules-meet-through-their-exports: src/auth/http/bad.ts -> src/pets/infrastructure/typeorm-pet.repository.ts'],
     ],
     [
-      "the entity list taking more than a module's ORM entities, or another database file taking one",
+      "the database module naming a feature module's entity or service",
       {
-        'src/database/entities.ts':
-          "import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';\nimport { port } from '../pets/infrastructure/typeorm-pet.repository';\nexport const ORM_ENTITIES = [PetOrmEntity, port];\n",
         'src/database/bad.ts': "import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';\nexport const x = PetOrmEntity;\n",
+        'src/database/worse.ts': "import { PetsService } from '../pets/application/pets.service';\nexport const y = PetsService;\n",
       },
       [
-        'entity-list-imports-only-entities: src/database/entities.ts -> src/pets/infrastructure/typeorm-pet.repository.ts',
+        'database-imports-no-feature: src/database/bad.ts -> src/pets/infrastructure/pet.orm-entity.ts',
+        'database-imports-no-feature: src/database/worse.ts -> src/pets/application/pets.service.ts',
         'modules-meet-through-their-exports: src/database/bad.ts -> src/pets/infrastructure/pet.orm-entity.ts',
       ],
     ],

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createDataSourceOptions } from '../../src/database/database-options';
+import { ormEntityClasses } from '../support/orm-entity-files';
 
 const ROOT = join(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -36,5 +37,13 @@ describe('the TypeORM CLI of the README', () => {
     await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/database/migrate.ts'], { cwd: ROOT, env });
     const migrated = await run(npm, ['-s', ...args], { cwd: ROOT, env });
     expect(migrated.stdout.trim().split('\n')).toEqual(MIGRATION_NAMES.map((name, i) => `[X] ${i + 1} ${name}`));
+  }, 60_000);
+
+  it("finds every module's entities by their file name, as the service finds them through each module", async () => {
+    const script = "require('./ormconfig').default.initialize().then(async (cli) => { console.log(JSON.stringify(cli.entityMetadatas.map((m) => m.name))); await cli.destroy(); })";
+    const { stdout } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { cwd: ROOT, env });
+    const expected = ormEntityClasses().map(({ entity }) => entity.name);
+    expect(expected.length).toBeGreaterThanOrEqual(4);
+    expect((JSON.parse(stdout) as string[]).sort()).toEqual(expected.sort());
   }, 60_000);
 });
