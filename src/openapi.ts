@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppModule } from '../app.module';
-import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from '../app.setup';
-import { loadConfig } from '../config/app-config';
-import { OPENAPI_JSON_PATH, serializeOpenApiDocument } from './api-docs';
+import { AppModule } from './app.module';
+import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from './app.setup';
+import { loadConfig } from './config/app-config';
+import { OPENAPI_JSON_PATH, serializeOpenApiDocument } from './docs/api-docs';
 
 /**
  * `npm run openapi [file]`: writes the API document (default ./openapi.json) as
