@@ -102,13 +102,16 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       ['modules-meet-through-their-exports: src/auth/http/bad.ts -> src/pets/infrastructure/typeorm-pet.repository.ts'],
     ],
     [
-      "the database module naming a feature module's entity or service",
+      "the database module naming a feature module's entity or service, a module added later's too",
       {
         'src/database/bad.ts': "import { PetOrmEntity } from '../pets/infrastructure/pet.orm-entity';\nexport const x = PetOrmEntity;\n",
         'src/database/worse.ts': "import { PetsService } from '../pets/application/pets.service';\nexport const y = PetsService;\n",
+        'src/database/later.ts': "import { x } from '../greetings/domain/card';\nexport const z = x;\n",
+        'src/greetings/domain/card.ts': 'export const x = 1;\n',
       },
       [
         'database-imports-no-feature: src/database/bad.ts -> src/pets/infrastructure/pet.orm-entity.ts',
+        'database-imports-no-feature: src/database/later.ts -> src/greetings/domain/card.ts',
         'database-imports-no-feature: src/database/worse.ts -> src/pets/application/pets.service.ts',
         'modules-meet-through-their-exports: src/database/bad.ts -> src/pets/infrastructure/pet.orm-entity.ts',
       ],
