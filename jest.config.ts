@@ -65,6 +65,7 @@ const config: Config = {
       displayName: 'deploy',
       rootDir: '.',
       testMatch: ['<rootDir>/test/deploy/**/*.spec.ts'],
+      globalSetup: '<rootDir>/test/support/build.global-setup.ts',
       transform,
       testEnvironment: 'node',
     },

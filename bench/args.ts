@@ -1,8 +1,6 @@
 import { FLOOR_PARTS, type FloorPart } from './floor/parts';
 import { DEFAULT_SCENARIOS, SCENARIO_NAMES, ScenarioName } from './scenarios';
 
-export { FLOOR_PARTS, type FloorPart };
-
 export type BenchStore = 'sqlite' | 'mysql';
 
 export interface BenchOptions {
@@ -29,7 +27,6 @@ export interface BenchOptions {
 
 /** Raised for a command line the bench cannot run; its message is one line. */
 export class ArgsError extends Error {}
-
 
 export const SCALE_SMALL_PETS = 1_000;
 export const SCALE_DEFAULT_PETS = 1_000_000;

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { FLOOR_PARTS, type FloorPart } from '../bench/args';
+import { FLOOR_PARTS, type FloorPart } from '../bench/floor/parts';
 import { describeOnStore } from './support/describe-store';
 import { freePort } from './support/service-process';
 import { createTestApp, TestApp } from './support/test-app';

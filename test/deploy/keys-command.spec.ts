@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,10 +29,6 @@ describe('the key command of the production image', () => {
   };
   const node = (args: string[]) => run(args[0] === 'node' ? process.execPath : args[0], args.slice(1), { cwd: ROOT, env });
 
-  beforeAll(() => {
-    const build = spawnSync(process.execPath, ['scripts/build-if-stale.js'], { cwd: ROOT, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`Building dist/ failed:\n${build.stderr}`);
-  }, 240_000);
   afterAll(() => ['', '-wal', '-shm'].forEach((ext) => rmSync(database + ext, { force: true })));
 
   it('is copied into the image as dist/ with production dependencies, no sources', () => {

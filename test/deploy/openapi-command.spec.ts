@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +18,6 @@ function openapiScript(): string {
 describe('npm run openapi', () => {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-openapi-command-'));
 
-  beforeAll(() => {
-    const build = spawnSync(process.execPath, ['scripts/build-if-stale.js'], { cwd: ROOT, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`Building dist/ failed:\n${build.stderr}`);
-  }, 240_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('writes the committed openapi.json, from the built entry point beside main.js', async () => {
