@@ -1,10 +1,8 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AllExceptionsFilter } from './all-exceptions.filter';
-import { UnknownRouteController } from './unknown-route.controller';
 
 @Module({
-  controllers: [UnknownRouteController],
   providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
 })
 export class ErrorsModule {}

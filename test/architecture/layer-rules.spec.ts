@@ -117,14 +117,19 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       ],
     ],
     [
-      'configuration or errors that import a feature module',
+      'configuration or errors that import a feature module, the request kernel or a module added later',
       {
         'src/config/bad.ts': "import { PetsService } from '../pets/application/pets.service';\nexport const x = PetsService;\n",
         'src/errors/bad.ts': "import { PetNotFound } from '../pets/domain/pet';\nexport const y = PetNotFound;\n",
+        'src/errors/kernel.ts': "import type { Caller } from '../http/caller';\nexport type C = Caller;\n",
+        'src/errors/later.ts': "import { x } from '../greetings/domain/card';\nexport const z = x;\n",
+        'src/greetings/domain/card.ts': 'export const x = 1;\n',
       },
       [
-        'config-and-errors-import-no-feature: src/config/bad.ts -> src/pets/application/pets.service.ts',
-        'config-and-errors-import-no-feature: src/errors/bad.ts -> src/pets/domain/pet.ts',
+        'config-and-errors-are-the-ground: src/config/bad.ts -> src/pets/application/pets.service.ts',
+        'config-and-errors-are-the-ground: src/errors/bad.ts -> src/pets/domain/pet.ts',
+        'config-and-errors-are-the-ground: src/errors/kernel.ts -> src/http/caller.ts',
+        'config-and-errors-are-the-ground: src/errors/later.ts -> src/greetings/domain/card.ts',
       ],
     ],
     [

@@ -1,7 +1,7 @@
 import { All, Controller, Param } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '../http/public.decorator';
-import { MAX_PARAM_LENGTH, RouteNotFoundError, UriTooLongError } from './request-errors';
+import { MAX_PARAM_LENGTH, RouteNotFoundError, UriTooLongError } from '../errors/request-errors';
+import { Public } from './public.decorator';
 
 /**
  * Every `/v1` address that no operation answers. Being a route, such a request
