@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModuleKind, ScriptTarget, transpileModule } from 'typescript';
 
@@ -22,9 +22,6 @@ export function ensureBuilt(say: (line: string) => void): void {
   say('Building dist/ (nest build)...');
   const build = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (build.status !== 0) throw new Error('nest build failed');
-  // An incremental build leaves unchanged outputs alone; mark this build as current.
-  const now = new Date();
-  utimesSync(MAIN, now, now);
 }
 
 function runNode(script: string, args: readonly string[], env: NodeJS.ProcessEnv, what: string): string {

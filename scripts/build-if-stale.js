@@ -2,7 +2,7 @@
 // commands that run the built code (npm run keys) start at once on a built tree.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { existsSync, readdirSync, statSync, utimesSync } = require('node:fs');
+const { existsSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
@@ -23,7 +23,4 @@ if (!existsSync(MARK) || statSync(MARK).mtimeMs < newestSource(join(ROOT, 'src')
   process.stderr.write('Building dist/ (nest build)...\n');
   const build = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (build.status !== 0) process.exit(build.status ?? 1);
-  // An incremental build leaves unchanged outputs alone; mark this build as current.
-  const now = new Date();
-  utimesSync(MARK, now, now);
 }
