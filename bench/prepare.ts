@@ -1,26 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModuleKind, ScriptTarget, transpileModule } from 'typescript';
 
 export const ROOT = join(__dirname, '..');
 export const RESULTS_DIR = join(ROOT, 'bench', 'results');
-const MAIN = join(ROOT, 'dist', 'main.js');
 const KEYS_CLI = join(ROOT, 'dist', 'auth', 'cli', 'keys.js');
 
-function newestSource(directory: string): number {
-  return readdirSync(directory, { withFileTypes: true }).reduce((newest, entry) => {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) return Math.max(newest, newestSource(path));
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? Math.max(newest, statSync(path).mtimeMs) : newest;
-  }, 0);
-}
-
-/** Runs `nest build` when dist/ is missing or older than a source file. */
-export function ensureBuilt(say: (line: string) => void): void {
-  if (existsSync(MAIN) && statSync(MAIN).mtimeMs >= newestSource(join(ROOT, 'src'))) return;
-  say('Building dist/ (nest build)...');
-  const build = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+/** Builds dist/ when it is missing or older than a source file, through the script `npm run keys` and the deploy specs use too. */
+export function ensureBuilt(): void {
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-stale.js')], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (build.status !== 0) throw new Error('nest build failed');
 }
 

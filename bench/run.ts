@@ -346,7 +346,7 @@ async function main(): Promise<void> {
     say(USAGE);
     return;
   }
-  ensureBuilt(say);
+  ensureBuilt();
   if (options.profile) await runProfile(options, options.profile);
   else await (options.scale ? runScale(options) : runComparison(options));
 }
