@@ -6,7 +6,7 @@ const { existsSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
-// bench/prepare.ts reads the same file as the mark of a current build.
+// A build writes dist/ afresh (nest-cli.json's deleteOutDir), so this file's time is the last build's.
 const MARK = join(ROOT, 'dist', 'main.js');
 
 function newestSource(directory) {
