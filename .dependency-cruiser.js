@@ -80,6 +80,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(config|errors)/' },
     },
     {
+      name: 'modules-stand-below-the-application',
+      comment:
+        'The files at the top of src/ (the application module, its setup and the entry points) assemble the modules; a file inside a module that imported them would climb back up the layers.',
+      severity: 'error',
+      from: { path: '^src/[^/]+/', pathNot: NOT_A_SPEC },
+      to: { path: '^src/[^/]+\\.ts$' },
+    },
+    {
       name: 'no-circular',
       comment: 'A cycle makes two files one unit that neither side can change alone.',
       severity: 'error',

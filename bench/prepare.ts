@@ -5,7 +5,7 @@ import { ModuleKind, ScriptTarget, transpileModule } from 'typescript';
 
 export const ROOT = join(__dirname, '..');
 export const RESULTS_DIR = join(ROOT, 'bench', 'results');
-const KEYS_CLI = join(ROOT, 'dist', 'auth', 'cli', 'keys.js');
+const KEYS_CLI = join(ROOT, 'dist', 'keys.js');
 
 /** Builds dist/ when it is missing or older than a source file, through the script `npm run keys` and the deploy specs use too. */
 export function ensureBuilt(): void {

@@ -50,7 +50,7 @@ async function prepareDatabase(database: BenchDatabase, pets: number, port: numb
   const seeded = await seedPets(database, pets, (done) => say(`  ${done.toLocaleString('en-US')} pets...`));
   say(seeded ? `  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s` : '  already holds exactly those pets: kept');
   if (!keysCliExists()) {
-    say('WARNING: dist/auth/cli/keys.js does not exist yet: running without an API key.');
+    say('WARNING: dist/keys.js does not exist yet: running without an API key.');
     return { database };
   }
   return { database, apiKey: createApiKey(serverEnv(database, port)) };

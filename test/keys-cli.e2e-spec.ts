@@ -20,7 +20,7 @@ async function keysCommandWith(env: Record<string, string>, databaseUrl: string,
   try {
     const { stdout, stderr } = await run(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/auth/cli/keys.ts', ...args],
+      ['-r', 'ts-node/register/transpile-only', 'src/keys.ts', ...args],
       { cwd: ROOT, env: { ...process.env, APP_ENV: 'test', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env } },
     );
     return { code: 0, stdout, stderr };

@@ -151,6 +151,19 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       ['rate-limits-know-no-auth: src/rate-limit/http/bad.ts -> src/auth/application/authentication.service.ts'],
     ],
     [
+      'a file inside a module that imports the application or an entry point',
+      {
+        'src/app.module.ts': "import { PetsService } from './pets/application/pets.service';\nexport const modules = [PetsService];\n",
+        'src/keys.ts': "import { modules } from './app.module';\nexport const all = modules;\n",
+        'src/auth/cli/keys.ts': "import { modules } from '../../app.module';\nexport const all = modules;\n",
+        'src/pets/http/bad.ts': "import { all } from '../../keys';\nexport const x = all;\n",
+      },
+      [
+        'modules-stand-below-the-application: src/auth/cli/keys.ts -> src/app.module.ts',
+        'modules-stand-below-the-application: src/pets/http/bad.ts -> src/keys.ts',
+      ],
+    ],
+    [
       'two files that import each other',
       {
         'src/pets/domain/a.ts': "import { b } from './b';\nexport const a = () => b;\n",

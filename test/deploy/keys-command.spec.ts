@@ -11,7 +11,7 @@ const run = promisify(execFile);
 /** The key command as the README's container section gives it, after `docker compose exec app1`. */
 function composeKeyCommand(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const command = /^docker compose exec app1 (node dist\/auth\/cli\/keys\.js .+)$/m.exec(readme)?.[1];
+  const command = /^docker compose exec app1 (node dist\/keys\.js .+)$/m.exec(readme)?.[1];
   if (!command) throw new Error('The README shows no key command for the compose stack');
   return command.split(/\s+/);
 }
@@ -40,7 +40,7 @@ describe('the key command of the production image', () => {
 
   it('makes the first key with the exact command of the README, on a store it migrates itself', async () => {
     const command = composeKeyCommand();
-    expect(command).toEqual(['node', 'dist/auth/cli/keys.js', 'create', '--plan', 'pro']);
+    expect(command).toEqual(['node', 'dist/keys.js', 'create', '--plan', 'pro']);
     const { stdout } = await node(command);
     const key = stdout.trimEnd().split('\n').pop()!;
     expect(key).toMatch(/^ask_live_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}$/);
@@ -49,7 +49,7 @@ describe('the key command of the production image', () => {
   });
 
   it('lists the keys, and npm run keys answers the same on a built tree without building again', async () => {
-    const direct = await node(['node', 'dist/auth/cli/keys.js', 'list']);
+    const direct = await node(['node', 'dist/keys.js', 'list']);
     expect(direct.stdout).toMatch(/^1 +- +pro +300 +10000 /m);
     const viaNpm = await run('npm', ['run', '-s', 'keys', '--', 'list'], { cwd: ROOT, env });
     expect(viaNpm.stdout).toBe(direct.stdout);

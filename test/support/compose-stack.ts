@@ -82,7 +82,7 @@ export async function exec(service: string, command: string[]): Promise<string> 
 
 /** The last line the key command printed: the new key. */
 export async function createKey(args: string[]): Promise<string> {
-  const output = await exec('app1', ['node', 'dist/auth/cli/keys.js', 'create', ...args]);
+  const output = await exec('app1', ['node', 'dist/keys.js', 'create', ...args]);
   const key = output.trim().split('\n').pop() ?? '';
   if (!/^ask_live_[A-Za-z0-9_-]+$/.test(key)) throw new Error(`The key command printed no key:\n${output}`);
   return key;

@@ -1,16 +1,16 @@
 import 'reflect-metadata';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type AppConfig, ConfigError, loadConfig } from '../../config/app-config';
-import { ConfigModule } from '../../config/config.module';
-import { DatabaseModule } from '../../database/database.module';
-import { DomainError } from '../../errors/domain-error';
-import { HttpModule } from '../../http/http.module';
-import { ApiKeysService } from '../application/api-keys.service';
-import { AuthModule } from '../auth.module';
-import { RefusedError, runKeysCli, usage, UsageError } from './keys-cli';
+import { type AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { DomainError } from './errors/domain-error';
+import { HttpModule } from './http/http.module';
+import { ApiKeysService } from './auth/application/api-keys.service';
+import { AuthModule } from './auth/auth.module';
+import { RefusedError, runKeysCli, usage, UsageError } from './auth/cli/keys-cli';
 // Loaded, not started, so that every module's scopes are declared as the service declares them.
-import '../../app.module';
+import './app.module';
 
 /** The same configuration, database and auth modules as the server (auth's guards need the route kernel), without a server. */
 @Module({})
