@@ -6,6 +6,7 @@ import { ApiKeyOrmEntity } from '../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-key.repository';
 import { createDataSourceOptions } from '../src/database/database-options';
 import { runMigrations } from '../src/database/run-migrations';
+import { migrationClasses, type MigrationClass } from './support/migrated-data-source';
 import { createTestDatabase, reachableStores, TestDatabase } from './support/test-database';
 import { PETS_READ, PETS_WRITE } from '../src/pets/http/pet-scopes';
 
@@ -24,14 +25,14 @@ describe.each(reachableStores())('key and account migrations [%s]', (store) => {
     return dataSource;
   };
   const options = () => createDataSourceOptions(database.url, [AccountOrmEntity, ApiKeyOrmEntity]);
-  const names = () => (options().migrations as Array<{ name: string }>).map((migration) => migration.name);
+  let migrations: MigrationClass[];
+  const names = () => migrations.map((migration) => migration.name);
   /** The names of `migration` and of every one after it. */
   const namesFrom = (migration: string) => names().slice(names().indexOf(migration));
 
   /** The store as it stood before `migration`: every earlier migration applied. */
   const openBefore = async (migration: string) => {
-    const all = options().migrations as Array<{ name: string }>;
-    const store = await open({ ...options(), migrations: all.slice(0, names().indexOf(migration)) } as DataSourceOptions);
+    const store = await open({ ...options(), migrations: migrations.slice(0, names().indexOf(migration)) });
     await runMigrations(store);
     return store;
   };
@@ -48,6 +49,7 @@ describe.each(reachableStores())('key and account migrations [%s]', (store) => {
 
   beforeEach(async () => {
     database = await createTestDatabase(store);
+    migrations = await migrationClasses(options());
   });
 
   afterEach(async () => {

@@ -1,10 +1,11 @@
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { generateApiKeySecret, hashApiKeySecret } from '../src/auth/domain/api-key-secret';
 import { createDataSourceOptions } from '../src/database/database-options';
 import { runMigrations } from '../src/database/run-migrations';
 import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
+import { migrationClasses } from './support/migrated-data-source';
 import { createTestDatabase } from './support/test-database';
 
 const SCOPES_MIGRATION = 'ApiKeyScopes1764028800000';
@@ -70,9 +71,9 @@ describeOnStore('key scopes', () => {
   it('lets a key made before scopes existed keep both after the migration', async () => {
     const database = await createTestDatabase();
     const options = createDataSourceOptions(database.url);
-    const migrations = options.migrations as Array<{ name: string }>;
+    const migrations = await migrationClasses(options);
     const before = migrations.slice(0, migrations.findIndex((migration) => migration.name === SCOPES_MIGRATION));
-    const old = await new DataSource({ ...options, migrations: before } as DataSourceOptions).initialize();
+    const old = await new DataSource({ ...options, migrations: before }).initialize();
     const secret = generateApiKeySecret('test');
     try {
       await runMigrations(old);

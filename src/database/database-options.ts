@@ -1,51 +1,20 @@
 import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
-import { CreateApiKeys1763683300000 as MysqlCreateApiKeys } from './migrations/mysql/1763683300000-CreateApiKeys';
-import { ApiKeyLifecycle1763683350000 as MysqlApiKeyLifecycle } from './migrations/mysql/1763683350000-ApiKeyLifecycle';
-import { CreatePets1763683200000 as MysqlCreatePets } from './migrations/mysql/1763683200000-CreatePets';
-import { CreateIdempotencyRecords1763769600000 as MysqlCreateIdempotencyRecords } from './migrations/mysql/1763769600000-CreateIdempotencyRecords';
-import { CreateAccounts1763856000000 as MysqlCreateAccounts } from './migrations/mysql/1763856000000-CreateAccounts';
-import { OwnAccounts1763942400000 as MysqlOwnAccounts } from './migrations/mysql/1763942400000-OwnAccounts';
-import { ApiKeyScopes1764028800000 as MysqlApiKeyScopes } from './migrations/mysql/1764028800000-ApiKeyScopes';
-import { IdempotencyClaimTokens1764115200000 as MysqlIdempotencyClaimTokens } from './migrations/mysql/1764115200000-IdempotencyClaimTokens';
-import { CreateAccounts1763856000000 as SqliteCreateAccounts } from './migrations/sqlite/1763856000000-CreateAccounts';
-import { OwnAccounts1763942400000 as SqliteOwnAccounts } from './migrations/sqlite/1763942400000-OwnAccounts';
-import { ApiKeyScopes1764028800000 as SqliteApiKeyScopes } from './migrations/sqlite/1764028800000-ApiKeyScopes';
-import { CreateApiKeys1763683300000 as SqliteCreateApiKeys } from './migrations/sqlite/1763683300000-CreateApiKeys';
-import { ApiKeyLifecycle1763683350000 as SqliteApiKeyLifecycle } from './migrations/sqlite/1763683350000-ApiKeyLifecycle';
-import { CreatePets1763683200000 as SqliteCreatePets } from './migrations/sqlite/1763683200000-CreatePets';
-import { CreateIdempotencyRecords1763769600000 as SqliteCreateIdempotencyRecords } from './migrations/sqlite/1763769600000-CreateIdempotencyRecords';
-import { IdempotencyClaimTokens1764115200000 as SqliteIdempotencyClaimTokens } from './migrations/sqlite/1764115200000-IdempotencyClaimTokens';
-
-// Listed explicitly rather than globbed, so they load the same from src/ (tests, CLI) and dist/.
-const MIGRATIONS = {
-  sqlite: [
-    SqliteCreatePets,
-    SqliteCreateApiKeys,
-    SqliteApiKeyLifecycle,
-    SqliteCreateIdempotencyRecords,
-    SqliteCreateAccounts,
-    SqliteOwnAccounts,
-    SqliteApiKeyScopes,
-    SqliteIdempotencyClaimTokens,
-  ],
-  mysql: [
-    MysqlCreatePets,
-    MysqlCreateApiKeys,
-    MysqlApiKeyLifecycle,
-    MysqlCreateIdempotencyRecords,
-    MysqlCreateAccounts,
-    MysqlOwnAccounts,
-    MysqlApiKeyScopes,
-    MysqlIdempotencyClaimTokens,
-  ],
-};
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 
 export function databaseKind(databaseUrl: string): DatabaseKind {
   return databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'mysql';
+}
+
+/**
+ * Every migration file in the store's folder, so a module adds its migration
+ * by writing the file. Matched by this file's own extension: `.ts` under
+ * ts-node and jest, `.js` in dist/, never both.
+ */
+function migrationsOf(kind: DatabaseKind): string[] {
+  return [join(__dirname, 'migrations', kind, `*${extname(__filename)}`)];
 }
 
 /** How long a replica that refused a connection stays out of TypeORM's pool cluster before it is tried again. */
@@ -73,7 +42,7 @@ export function createDataSourceOptions(
       ...common,
       type: 'better-sqlite3',
       database,
-      migrations: MIGRATIONS.sqlite,
+      migrations: migrationsOf('sqlite'),
       // WAL lets readers run while a write is in progress; NORMAL sync is durable in WAL mode.
       prepareDatabase: (db: { pragma(sql: string): unknown }) => {
         db.pragma('journal_mode = WAL');
@@ -106,7 +75,7 @@ export function createDataSourceOptions(
     bigNumberStrings: false,
     // mysql2 would capture a stack trace on every query to point a driver error at its caller; TypeORM raises its own error, whose stack is the one logged.
     trace: false,
-    migrations: MIGRATIONS.mysql,
+    migrations: migrationsOf('mysql'),
     extra: { connectionLimit: 10 },
   };
 }

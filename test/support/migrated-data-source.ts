@@ -1,4 +1,4 @@
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions, MigrationInterface } from 'typeorm';
 import { createDataSourceOptions } from '../../src/database/database-options';
 import { runMigrations } from '../../src/database/run-migrations';
 import { createTestDatabase, TestStore } from './test-database';
@@ -25,4 +25,20 @@ export async function openMigratedDataSource(store: TestStore, entities?: DataSo
     throw error;
   }
   return { dataSource, close };
+}
+
+export type MigrationClass = new () => MigrationInterface;
+
+/**
+ * The migrations `options` run, as classes in their order: a DataSource finds
+ * them in their folder as the service's does, so a spec can open a store as it
+ * stood before one of them.
+ */
+export async function migrationClasses(options: DataSourceOptions): Promise<MigrationClass[]> {
+  const loader = await new DataSource(options).initialize();
+  try {
+    return loader.migrations.map((migration) => migration.constructor as MigrationClass);
+  } finally {
+    await loader.destroy();
+  }
 }
