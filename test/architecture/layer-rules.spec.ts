@@ -138,9 +138,16 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       ['modules-meet-through-their-exports: src/pets/http/bad.ts -> src/idempotency/http/replay-headers.ts'],
     ],
     [
-      'the shared request kernel (src/http) importing a feature module',
-      { 'src/http/bad.ts': "import { PetsService } from '../pets/application/pets.service';\nexport const x = PetsService;\n" },
-      ['http-kernel-imports-no-feature: src/http/bad.ts -> src/pets/application/pets.service.ts'],
+      'the shared request kernel (src/http) importing a feature module or a module added later',
+      {
+        'src/http/bad.ts': "import { PetsService } from '../pets/application/pets.service';\nexport const x = PetsService;\n",
+        'src/http/later.ts': "import { x } from '../greetings/domain/card';\nexport const z = x;\n",
+        'src/greetings/domain/card.ts': 'export const x = 1;\n',
+      },
+      [
+        'http-kernel-imports-no-feature: src/http/bad.ts -> src/pets/application/pets.service.ts',
+        'http-kernel-imports-no-feature: src/http/later.ts -> src/greetings/domain/card.ts',
+      ],
     ],
     [
       'rate limits that ask auth for the caller',
