@@ -9,8 +9,9 @@ const ROOT = join(__dirname, '..');
 // A build writes dist/ afresh (nest-cli.json's deleteOutDir), so this file's time is the last build's.
 const MARK = join(ROOT, 'dist', 'main.js');
 
+// A folder's own time counts too: deleting or renaming a source changes no file's time, only its folder's.
 function newestSource(directory) {
-  let newest = 0;
+  let newest = statSync(directory).mtimeMs;
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
