@@ -1,4 +1,5 @@
-import { DataSource } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { IdempotencyKeyInUseError } from '../src/idempotency/domain/idempotency.errors';
 import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
 import { IdempotencyClaim, IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
 import { MysqlIdempotencyRecordStore } from '../src/idempotency/infrastructure/mysql-idempotency-record.store';
@@ -13,8 +14,8 @@ const OUTCOME = { status: 201, body: '{"id":1}' };
 
 const claimOf = (key: string, token = `token-${key}`): IdempotencyClaim => ({ scope: { apiKeyId: 1, key }, token });
 
-function recordStoreOn(store: TestStore, unitOfWork: TypeOrmUnitOfWork): IdempotencyRecordStore {
-  return store === 'mysql' ? new MysqlIdempotencyRecordStore(unitOfWork) : new SqliteIdempotencyRecordStore(unitOfWork);
+function recordStoreOn(store: TestStore, dataSource: DataSource, unitOfWork: TypeOrmUnitOfWork): IdempotencyRecordStore {
+  return store === 'mysql' ? new MysqlIdempotencyRecordStore(unitOfWork) : new SqliteIdempotencyRecordStore(dataSource, unitOfWork);
 }
 
 /** The keys stored in the table, whatever the store keeps elsewhere. */
@@ -33,18 +34,18 @@ describe.each(reachableStores())('IdempotencyRecordStore.removeExpired [%s]', (s
     migrated = await openMigratedDataSource(store);
     dataSource = migrated.dataSource;
     unitOfWork = new TypeOrmUnitOfWork(dataSource);
-    records = recordStoreOn(store, unitOfWork);
+    records = recordStoreOn(store, dataSource, unitOfWork);
   });
 
   afterAll(() => migrated?.close());
 
   beforeEach(() => dataSource.query('DELETE FROM idempotency_records'));
 
-  /** Completed records, each kept until its expiry, as creates leave them. */
+  /** Completed records, each kept until its expiry, as creates leave them: claimed and completed in one unit of work. */
   const completeAll = async (expiries: Record<string, number>) => {
     for (const [key, expiresAt] of Object.entries(expiries)) {
-      await expect(records.claim(claimOf(key), FINGERPRINT, NOW + 10_000)).resolves.toBe(true);
-      await expect(unitOfWork.run(() => records.complete(claimOf(key), OUTCOME, expiresAt))).resolves.toBe(true);
+      const completed = unitOfWork.run(async () => (await records.claim(claimOf(key), FINGERPRINT, expiresAt)) && records.complete(claimOf(key), OUTCOME));
+      await expect(completed).resolves.toBe(true);
     }
   };
 
@@ -58,42 +59,116 @@ describe.each(reachableStores())('IdempotencyRecordStore.removeExpired [%s]', (s
     await expect(storedKeys(dataSource)).resolves.toEqual(['live']);
   });
 
-  it('forgets a claim whose lease ran out, and keeps one still leased', async () => {
-    await expect(records.claim(claimOf('lapsed'), FINGERPRINT, NOW - 1)).resolves.toBe(true);
-    await expect(records.claim(claimOf('leased'), FINGERPRINT, NOW + 1)).resolves.toBe(true);
-    await records.removeExpired(NOW, 500);
-    await expect(records.find(claimOf('lapsed').scope)).resolves.toBeNull();
-    await expect(records.find(claimOf('leased').scope)).resolves.toEqual({ fingerprint: FINGERPRINT, expiresAt: NOW + 1 });
+  it('forgets an expired record when asked for its key, and keeps one still live', async () => {
+    await completeAll({ lapsed: NOW - 1, live: NOW + 1 });
+    await records.forgetIfExpired(claimOf('lapsed').scope, NOW);
+    await records.forgetIfExpired(claimOf('live').scope, NOW);
+    await expect(storedKeys(dataSource)).resolves.toEqual(['live']);
   });
 
   if (store === 'mysql') {
-    it('removes expired records without waiting for a create in progress, whose claim sits just past the expired ones', async () => {
-      const claimAll = async (expiries: Record<string, number>) => {
-        for (const [key, expiresAt] of Object.entries(expiries)) await expect(records.claim(claimOf(key), FINGERPRINT, expiresAt)).resolves.toBe(true);
-      };
-      await claimAll({ old1: NOW - 2, old2: NOW - 1, running: NOW + 3_000, done: NOW + DAY_MS });
+    it('removes expired records without waiting for a create in progress, whose claim sits just past them in the expiry index', async () => {
+      await completeAll({ old1: NOW - 2, old2: NOW - 1, done: NOW + DAY_MS });
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
-      let completed!: () => void;
-      const hasCompleted = new Promise<void>((resolve) => (completed = resolve));
-      // As a create does: its outcome stored in its unit of work, which stays open until the create's response is ready.
+      let claimed!: () => void;
+      const hasClaimed = new Promise<void>((resolve) => (claimed = resolve));
+      // As a create does: its claim the first statement of its unit of work, which stays open while the create runs.
       const create = unitOfWork.run(async () => {
-        await expect(records.complete(claimOf('running'), OUTCOME, NOW + DAY_MS)).resolves.toBe(true);
-        completed();
+        await expect(records.claim(claimOf('running'), FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
+        claimed();
         await released;
+        await expect(records.complete(claimOf('running'), OUTCOME)).resolves.toBe(true);
       });
-      await hasCompleted;
+      await hasClaimed;
       const sweep = records.removeExpired(NOW, 500);
       const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3_000).unref());
       try {
         await expect(Promise.race([sweep.then(() => 'done'), waited])).resolves.toBe('done');
-        await expect(storedKeys(dataSource)).resolves.toEqual(['done', 'running']);
+        await expect(storedKeys(dataSource)).resolves.toEqual(['done']);
       } finally {
         release();
         await Promise.all([create, sweep]);
       }
+      await expect(storedKeys(dataSource)).resolves.toEqual(['done', 'running']);
     });
   }
+});
+
+/** Claims on MySQL, where a retry on any instance meets the running request's claim as a row lock. */
+describe.each(reachableStores().filter((store) => store === 'mysql'))('MysqlIdempotencyRecordStore.claim [%s]', (store) => {
+  let migrated: MigratedDataSource;
+  let first: { unitOfWork: TypeOrmUnitOfWork; records: IdempotencyRecordStore };
+  let retrying: { dataSource: DataSource; unitOfWork: TypeOrmUnitOfWork; records: IdempotencyRecordStore };
+
+  beforeAll(async () => {
+    migrated = await openMigratedDataSource(store);
+    const firstUnits = new TypeOrmUnitOfWork(migrated.dataSource);
+    first = { unitOfWork: firstUnits, records: recordStoreOn(store, migrated.dataSource, firstUnits) };
+    // Another instance, with one connection, so the lock wait set on it below holds for its every statement.
+    const dataSource = await new DataSource({ ...migrated.dataSource.options, extra: { connectionLimit: 1 } } as DataSourceOptions).initialize();
+    const units = new TypeOrmUnitOfWork(dataSource);
+    retrying = { dataSource, unitOfWork: units, records: recordStoreOn(store, dataSource, units) };
+  });
+
+  afterAll(async () => {
+    if (retrying?.dataSource.isInitialized) await retrying.dataSource.destroy();
+    await migrated?.close();
+  });
+
+  /** A create that claims `key` and holds its unit open until `finish` is called with whether it commits. */
+  function running(key: string): { claimed: Promise<void>; finish: (commit: boolean) => Promise<void> } {
+    let claimed!: () => void;
+    const hasClaimed = new Promise<void>((resolve) => (claimed = resolve));
+    let end!: (commit: boolean) => void;
+    const ended = new Promise<boolean>((resolve) => (end = resolve));
+    const unit = first.unitOfWork.run(async () => {
+      await expect(first.records.claim(claimOf(key, 'first'), FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
+      claimed();
+      if (!(await ended)) throw new Error('undone');
+      await expect(first.records.complete(claimOf(key, 'first'), OUTCOME)).resolves.toBe(true);
+    });
+    return {
+      claimed: hasClaimed,
+      finish: async (commit) => {
+        end(commit);
+        await unit.catch(() => undefined);
+      },
+    };
+  }
+
+  const claimAsRetry = (key: string) => retrying.unitOfWork.run(() => retrying.records.claim(claimOf(key, 'retry'), FINGERPRINT, NOW + DAY_MS));
+
+  it('waits on a running claim of the same key, then is refused once that request commits, and finds its outcome', async () => {
+    const create = running('committed');
+    await create.claimed;
+    const retry = claimAsRetry('committed');
+    const settled = await Promise.race([retry.then(() => 'settled'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+    expect(settled).toBe('waiting');
+    await create.finish(true);
+    await expect(retry).resolves.toBe(false);
+    await expect(retrying.records.find(claimOf('committed').scope)).resolves.toEqual({ fingerprint: FINGERPRINT, outcome: OUTCOME, expiresAt: NOW + DAY_MS });
+  });
+
+  it('takes the key once the running request is undone: nothing of its claim is left', async () => {
+    const create = running('undone');
+    await create.claimed;
+    const retry = claimAsRetry('undone');
+    await create.finish(false);
+    await expect(retry).resolves.toBe(true);
+  });
+
+  it('answers in use when it waited longer than the server lets a statement wait on a lock', async () => {
+    await retrying.dataSource.query('SET SESSION innodb_lock_wait_timeout = 1');
+    const create = running('slow');
+    await create.claimed;
+    try {
+      await expect(claimAsRetry('slow')).rejects.toThrow(IdempotencyKeyInUseError);
+    } finally {
+      await create.finish(true);
+      await retrying.dataSource.query('SET SESSION innodb_lock_wait_timeout = DEFAULT');
+    }
+  });
 });
 
 /** Two processes on one SQLite file, each with its own connection, unit of work and claims. */
@@ -105,7 +180,7 @@ describe('SqliteIdempotencyRecordStore', () => {
   const open = async (dataSource: DataSource) => {
     if (!dataSource.isInitialized) await dataSource.initialize();
     const unitOfWork = new TypeOrmUnitOfWork(dataSource);
-    return { dataSource, unitOfWork, records: new SqliteIdempotencyRecordStore(unitOfWork) };
+    return { dataSource, unitOfWork, records: new SqliteIdempotencyRecordStore(dataSource, unitOfWork) };
   };
 
   beforeAll(async () => {
@@ -124,44 +199,57 @@ describe('SqliteIdempotencyRecordStore', () => {
   const createIn = (side: typeof first, claim: IdempotencyClaim) =>
     side.unitOfWork.run(async () => {
       await side.unitOfWork.insert('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', ['Rex', 1, 'available']);
-      if (!(await side.records.complete(claim, OUTCOME, NOW + DAY_MS))) throw new Error('claim lost');
+      if (!(await side.records.complete(claim, OUTCOME))) throw new Error('claim lost');
     });
 
   it('writes nothing for a claim: the record is stored once, with its outcome, when its unit commits', async () => {
     const claim = claimOf('held');
-    await expect(first.records.claim(claim, FINGERPRINT, NOW + 10_000)).resolves.toBe(true);
-    await expect(first.records.claim(claimOf('held', 'a-retry'), FINGERPRINT, NOW + 10_000)).resolves.toBe(false);
-    await expect(first.records.find(claim.scope)).resolves.toEqual({ fingerprint: FINGERPRINT, expiresAt: NOW + 10_000 });
+    await expect(first.records.claim(claim, FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
+    await expect(first.records.claim(claimOf('held', 'a-retry'), FINGERPRINT, NOW + DAY_MS)).resolves.toBe(false);
+    // Held until its request completes or releases it, however long it runs.
+    await expect(first.records.find(claim.scope)).resolves.toEqual({ fingerprint: FINGERPRINT, expiresAt: Number.POSITIVE_INFINITY });
     await expect(storedKeys(first.dataSource)).resolves.not.toContain('held');
     await createIn(first, claim);
     await expect(storedKeys(first.dataSource)).resolves.toContain('held');
     await expect(second.records.find(claim.scope)).resolves.toEqual({ fingerprint: FINGERPRINT, outcome: OUTCOME, expiresAt: NOW + DAY_MS });
-    await expect(second.records.claim(claimOf('held', 'another-process'), FINGERPRINT, NOW + 10_000)).resolves.toBe(false);
+    await expect(second.records.claim(claimOf('held', 'another-process'), FINGERPRINT, NOW + DAY_MS)).resolves.toBe(false);
     // A claim refused for a stored record is not kept: the record is what a retry finds.
     await expect(second.records.find(claim.scope)).resolves.toMatchObject({ outcome: OUTCOME });
+  });
+
+  it('claims without beginning its unit, whose transaction then waits for another process that wrote meanwhile instead of failing', async () => {
+    const claim = claimOf('written-meanwhile');
+    const pets = await petCount();
+    await first.unitOfWork.run(async () => {
+      await expect(first.records.claim(claim, FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
+      await second.dataSource.query('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', ['Written meanwhile', 1, 'available']);
+      await first.unitOfWork.insert('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', ['Rex', 1, 'available']);
+      await expect(first.records.complete(claim, OUTCOME)).resolves.toBe(true);
+    });
+    expect(await petCount()).toBe(pets + 2);
   });
 
   it('lets one of two processes that run the same key at once complete it; the other unit is undone', async () => {
     const pets = await petCount();
     const [mine, theirs] = [claimOf('both', 'first-process'), claimOf('both', 'second-process')];
-    await expect(first.records.claim(mine, FINGERPRINT, NOW + 10_000)).resolves.toBe(true);
-    await expect(second.records.claim(theirs, FINGERPRINT, NOW + 10_000)).resolves.toBe(true);
+    await expect(first.records.claim(mine, FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
+    await expect(second.records.claim(theirs, FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
     await createIn(first, mine);
     await expect(createIn(second, theirs)).rejects.toThrow('claim lost');
     expect(await petCount()).toBe(pets + 1);
-    await expect(second.records.find(theirs.scope)).resolves.toEqual({ fingerprint: FINGERPRINT, expiresAt: NOW + 10_000 });
+    await expect(second.records.find(theirs.scope)).resolves.toEqual({ fingerprint: FINGERPRINT, expiresAt: Number.POSITIVE_INFINITY });
     await second.records.release(theirs);
     await expect(second.records.find(theirs.scope)).resolves.toMatchObject({ outcome: OUTCOME });
   });
 
   it('frees a released claim, and keeps a claim from being released or completed by a request it is no longer', async () => {
     const claim = claimOf('released');
-    await expect(first.records.claim(claim, FINGERPRINT, NOW + 10_000)).resolves.toBe(true);
+    await expect(first.records.claim(claim, FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
     await first.records.release(claimOf('released', 'someone-else'));
     await expect(first.records.find(claim.scope)).resolves.not.toBeNull();
     await first.records.release(claim);
     await expect(first.records.find(claim.scope)).resolves.toBeNull();
-    await expect(first.records.claim(claimOf('released', 'the-retry'), FINGERPRINT, NOW + 10_000)).resolves.toBe(true);
-    await expect(first.unitOfWork.run(() => first.records.complete(claim, OUTCOME, NOW + DAY_MS))).resolves.toBe(false);
+    await expect(first.records.claim(claimOf('released', 'the-retry'), FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
+    await expect(first.unitOfWork.run(() => first.records.complete(claim, OUTCOME))).resolves.toBe(false);
   });
 });

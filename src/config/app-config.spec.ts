@@ -13,7 +13,6 @@ describe('loadConfig', () => {
       banSeconds: 900,
       redisUrl: undefined,
       idempotencyTtlSeconds: 86400,
-      idempotencyLeaseSeconds: 10,
     });
     expect(config.rateLimitPlans).toEqual({});
   });
@@ -35,7 +34,6 @@ describe('loadConfig', () => {
     [{ REDIS_CLUSTER_NODES: 'redis://a:7000' }, /REDIS_CLUSTER_NODES: must be host:port/],
     [{ REDIS_CLUSTER_NODES: 'a:7000', REDIS_URL: 'redis://b:6379' }, /REDIS_CLUSTER_NODES: set either REDIS_URL .* not both/],
     [{ IDEMPOTENCY_TTL_SECONDS: '0' }, /IDEMPOTENCY_TTL_SECONDS: must be an integer of at least 1/],
-    [{ IDEMPOTENCY_LEASE_SECONDS: '0' }, /IDEMPOTENCY_LEASE_SECONDS: must be an integer from 1 to 3600/],
     [{ RATE_LIMIT_PLANS: '{"free":{"perMinute":0}}' }, /RATE_LIMIT_PLANS/],
     [{ RATE_LIMIT_PLANS: '{"free":{"perDay":"8"}}' }, /RATE_LIMIT_PLANS: plan "free" needs positive integers/],
     [{ RATE_LIMIT_PLANS: 'nope' }, /RATE_LIMIT_PLANS: is not valid JSON/],

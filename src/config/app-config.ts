@@ -88,7 +88,6 @@ class EnvironmentVariables {
   @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
   @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) IDEMPOTENCY_TTL_SECONDS = 86_400;
-  @Transform(toInt) @IsIntBetween(1, 3600) IDEMPOTENCY_LEASE_SECONDS = 10;
 }
 
 /** A Redis Cluster seed node, as REDIS_CLUSTER_NODES lists them. */
@@ -157,11 +156,6 @@ export interface AppConfig {
   readonly shutdownTimeoutMs: number;
   /** How long the outcome of a create sent with an Idempotency-Key answers its retries. */
   readonly idempotencyTtlSeconds: number;
-  /**
-   * How long a claim on an Idempotency-Key holds unless its request renews it:
-   * how soon the key of a request lost with its instance may be used again.
-   */
-  readonly idempotencyLeaseSeconds: number;
 }
 
 /** DI token and type for the configuration object. */
@@ -213,7 +207,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
-    idempotencyLeaseSeconds: vars.IDEMPOTENCY_LEASE_SECONDS,
   };
 }
 

@@ -22,7 +22,7 @@ import { SqliteIdempotencyRecordStore } from './infrastructure/sqlite-idempotenc
       provide: IdempotencyRecordStore,
       inject: [DataSource, TypeOrmUnitOfWork],
       useFactory: (dataSource: DataSource, unitOfWork: TypeOrmUnitOfWork): IdempotencyRecordStore =>
-        dataSource.options.type === 'better-sqlite3' ? new SqliteIdempotencyRecordStore(unitOfWork) : new MysqlIdempotencyRecordStore(unitOfWork),
+        dataSource.options.type === 'better-sqlite3' ? new SqliteIdempotencyRecordStore(dataSource, unitOfWork) : new MysqlIdempotencyRecordStore(unitOfWork),
     },
   ],
   exports: [IdempotencyService],

@@ -571,7 +571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed, or was lost with its instance less than `IDEMPOTENCY_LEASE_SECONDS` ago; retry later with the same key and body */
+            /** @description `idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed; retry later with the same key and body */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

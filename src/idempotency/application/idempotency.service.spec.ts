@@ -31,7 +31,6 @@ describe('IdempotencyService', () => {
   const records = {
     claim: jest.fn(),
     find: jest.fn(),
-    renew: jest.fn(),
     complete: jest.fn(),
     release: jest.fn(),
     forgetIfExpired: jest.fn(),
@@ -47,7 +46,6 @@ describe('IdempotencyService', () => {
   beforeEach(async () => {
     jest.resetAllMocks();
     records.release.mockResolvedValue(undefined);
-    records.renew.mockResolvedValue(undefined);
     now = 1_000_000;
     unitOfWork = new RecordingUnitOfWork();
     const moduleRef = await Test.createTestingModule({
@@ -56,7 +54,7 @@ describe('IdempotencyService', () => {
         { provide: IdempotencyRecordStore, useValue: records },
         { provide: UnitOfWork, useValue: unitOfWork },
         { provide: Clock, useValue: { now: () => now } },
-        { provide: AppConfig, useValue: { idempotencyTtlSeconds: 60, idempotencyLeaseSeconds: 3 } },
+        { provide: AppConfig, useValue: { idempotencyTtlSeconds: 60 } },
       ],
     }).compile();
     service = moduleRef.get(IdempotencyService);
@@ -76,8 +74,9 @@ describe('IdempotencyService', () => {
     expect(records.claim).not.toHaveBeenCalled();
   });
 
-  it('claims for the lease, then stores the outcome for the TTL in the same unit of work as the operation', async () => {
-    records.claim.mockResolvedValue(true);
+  it('claims the key for the TTL, runs the operation and stores its outcome, all in one unit of work', async () => {
+    let claimedInside = false;
+    records.claim.mockImplementation(async () => (claimedInside = unitOfWork.inside));
     let operationInside = false;
     records.complete.mockImplementation(async () => unitOfWork.inside);
     await expect(
@@ -87,9 +86,9 @@ describe('IdempotencyService', () => {
       }),
     ).resolves.toEqual({ status: 201, body: { id: 1 }, replayed: false });
     const claim = claimOf(records.claim.mock.calls[0]);
-    expect(records.claim).toHaveBeenCalledWith({ scope, token: expect.stringMatching(/^[0-9a-f-]{36}$/) }, expect.any(String), now + 3_000);
-    expect(records.complete).toHaveBeenCalledWith(claim, { status: 201, body: '{"id":1}' }, now + 60_000);
-    expect({ operationInside, undone: unitOfWork.undone }).toEqual({ operationInside: true, undone: [] });
+    expect(records.claim).toHaveBeenCalledWith({ scope, token: expect.stringMatching(/^[0-9a-f-]{36}$/) }, expect.any(String), now + 60_000);
+    expect(records.complete).toHaveBeenCalledWith(claim, { status: 201, body: '{"id":1}' });
+    expect({ claimedInside, operationInside, undone: unitOfWork.undone }).toEqual({ claimedInside: true, operationInside: true, undone: [] });
   });
 
   it('answers a committed create even when the sweep of expired records after it fails, and warns', async () => {
@@ -111,7 +110,7 @@ describe('IdempotencyService', () => {
     expect(claimOf(records.claim.mock.calls[0]).token).not.toBe(claimOf(records.claim.mock.calls[1]).token);
   });
 
-  it('undoes the operation and answers 409 when its claim was taken over before it completed', async () => {
+  it('undoes the operation and answers 409 when another process completed the key first', async () => {
     records.claim.mockResolvedValue(true);
     records.complete.mockResolvedValue(false);
     await expect(service.perform(request, async () => ({ status: 201, body: { id: 1 } }))).rejects.toThrow(IdempotencyKeyInUseError);
@@ -125,34 +124,23 @@ describe('IdempotencyService', () => {
     expect(records.complete).not.toHaveBeenCalled();
   });
 
-  it("raises the operation's error even when the release fails too", async () => {
-    records.claim.mockResolvedValue(true);
-    records.release.mockRejectedValue(new Error('still down'));
-    await expect(service.perform(request, () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');
+  it('releases its claim when the claim itself fails, a retry waiting too long on another request, and answers 409', async () => {
+    records.claim.mockRejectedValue(new IdempotencyKeyInUseError());
+    const operation = jest.fn();
+    await expect(service.perform(request, operation)).rejects.toThrow(IdempotencyKeyInUseError);
+    expect(records.release).toHaveBeenCalledWith(claimOf(records.claim.mock.calls[0]));
+    expect(operation).not.toHaveBeenCalled();
   });
 
-  it('renews the claim a few times per lease while the operation runs, outside its unit of work, and stops when it ends', async () => {
-    jest.useFakeTimers();
-    records.claim.mockResolvedValue(true);
-    records.complete.mockResolvedValue(true);
-    const renewedInside: boolean[] = [];
-    records.renew.mockImplementation(async () => void renewedInside.push(unitOfWork.inside));
-    let finish!: () => void;
-    const performed = service.perform(request, () => new Promise<{ status: number; body: number }>((resolve) => (finish = () => resolve({ status: 201, body: 1 }))));
-    await jest.advanceTimersByTimeAsync(1_000);
-    now += 1_000;
-    await jest.advanceTimersByTimeAsync(1_000);
-    const claim = claimOf(records.claim.mock.calls[0]);
-    expect(records.renew.mock.calls).toEqual([
-      [claim, 1_000_000 + 3_000],
-      [claim, 1_001_000 + 3_000],
-    ]);
-    // Inside the transaction a renewal would be seen by no one else until the operation ended.
-    expect(renewedInside).toEqual([false, false]);
-    finish();
-    await performed;
-    await jest.advanceTimersByTimeAsync(10_000);
-    expect(records.renew).toHaveBeenCalledTimes(2);
+  it('reads the record that refused its claim outside the unit of work, where what another request committed shows', async () => {
+    records.claim.mockResolvedValue(false);
+    let foundInside: boolean | undefined;
+    records.find.mockImplementation(async () => {
+      foundInside = unitOfWork.inside;
+      return { fingerprint: 'another body', expiresAt: now + 1 };
+    });
+    await expect(service.perform(request, jest.fn())).rejects.toThrow('different request body');
+    expect(foundInside).toBe(false);
   });
 
   it('claims again when the record it met was removed in between', async () => {
@@ -165,7 +153,7 @@ describe('IdempotencyService', () => {
     const [first, second] = records.claim.mock.calls;
     expect(second).toEqual(first);
     expect(operation).toHaveBeenCalledTimes(1);
-    expect(records.complete).toHaveBeenCalledWith(first[0], { status: 201, body: '2' }, expect.any(Number));
+    expect(records.complete).toHaveBeenCalledWith(first[0], { status: 201, body: '2' });
   });
 
   it('answers 409 when the key stays contested', async () => {

@@ -22,20 +22,17 @@ export interface IdempotentRequest {
   readonly payload: unknown;
 }
 
-/** A running request renews its claim this many times per lease, so one or two late renewals do not lose it. */
-export const RENEWALS_PER_LEASE = 3;
 /** Expired records are removed in batches this small, at most once per interval and instance. */
 export const SWEEP_BATCH = 500;
 export const SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Runs an operation at most once per (API key, Idempotency-Key): the first
- * request claims the key, runs the operation and stores its outcome in the
- * same unit of work as the operation's own writes; a retry with the same body
- * gets that outcome again, marked as replayed. A claim holds for a short
- * lease that its request renews while it runs, so a claim is taken over only
- * once its request is gone, and then its request can no longer complete it.
- * Call it outside any unit of work: the claim must hold before the operation runs, not from its commit.
+ * Runs an operation at most once per (API key, Idempotency-Key): the claim on
+ * the key, the operation and its outcome are one unit of work, so they are
+ * committed together or not at all, whatever happens to the process; a retry
+ * with the same body gets the stored outcome again, marked as replayed. Call
+ * it outside any unit of work: a retry must read what the first request
+ * committed, not its own transaction's view.
  */
 @Injectable()
 export class IdempotencyService {
@@ -55,8 +52,12 @@ export class IdempotencyService {
     const fingerprint = fingerprintOf(request.payload);
     // A second round only when the record met was expired or gone: another request may claim it first.
     for (let round = 0; round < 2; round++) {
+      const done = await this.performIfClaimed(claim, fingerprint, operation);
+      if (done) {
+        await this.removeExpiredWhenDue(this.clock.now());
+        return { ...done, replayed: false };
+      }
       const now = this.clock.now();
-      if (await this.records.claim(claim, fingerprint, now + this.leaseMs)) return this.performClaimed(claim, operation);
       const record = await this.records.find(claim.scope);
       if (record === null) continue;
       if (record.expiresAt <= now) {
@@ -70,41 +71,23 @@ export class IdempotencyService {
     throw new IdempotencyKeyInUseError();
   }
 
-  private async performClaimed<T>(claim: IdempotencyClaim, operation: () => Promise<Outcome<T>>): Promise<Outcome<T> & { replayed: boolean }> {
-    const renewal = this.renewWhileRunning(claim);
-    let outcome: Outcome<T>;
+  /** The claim, the operation and its outcome in one unit of work; undefined when the key was taken already. */
+  private async performIfClaimed<T>(claim: IdempotencyClaim, fingerprint: string, operation: () => Promise<Outcome<T>>): Promise<Outcome<T> | undefined> {
     try {
-      outcome = await this.unitOfWork.run(async () => {
+      return await this.unitOfWork.run(async () => {
+        if (!(await this.records.claim(claim, fingerprint, this.clock.now() + this.config.idempotencyTtlSeconds * 1000))) return undefined;
         const done = await operation();
         const stored = { status: done.status, body: JSON.stringify(done.body) };
-        // Lost means the lease ran out unrenewed and a retry took the key: undoing this unit leaves the retry's outcome the only one.
-        if (!(await this.records.complete(claim, stored, this.clock.now() + this.config.idempotencyTtlSeconds * 1000))) {
+        // Lost means another process completed the same key first: undoing this unit leaves its outcome the only one.
+        if (!(await this.records.complete(claim, stored))) {
           throw new IdempotencyKeyInUseError();
         }
         return done;
       });
     } catch (error) {
-      clearInterval(renewal);
-      // Should the release fail too, the claim lapses with its lease.
-      await this.records.release(claim).catch(() => undefined);
+      await this.records.release(claim);
       throw error;
     }
-    clearInterval(renewal);
-    await this.removeExpiredWhenDue(this.clock.now());
-    return { ...outcome, replayed: false };
-  }
-
-  /** Started before the unit of work, so the renewals run outside its transaction, where other instances see them. */
-  private renewWhileRunning(claim: IdempotencyClaim): NodeJS.Timeout {
-    const renew = () => {
-      // A renewal that fails only brings the lapse closer; completing checks the claim is still this request's.
-      this.records.renew(claim, this.clock.now() + this.leaseMs).catch(() => undefined);
-    };
-    return setInterval(renew, this.leaseMs / RENEWALS_PER_LEASE).unref();
-  }
-
-  private get leaseMs(): number {
-    return this.config.idempotencyLeaseSeconds * 1000;
   }
 
   /** Housekeeping after a create is committed: a sweep that fails (a deadlock with concurrent claims, say) must not turn that create into an error. */

@@ -11,11 +11,7 @@ export interface IdempotencyScope {
   readonly key: string;
 }
 
-/**
- * One request's hold on a key. The token is the request's own, so a request
- * whose claim lapsed and was taken by a retry can no longer renew, complete or
- * release it.
- */
+/** One request's hold on a key. The token is the request's own, so no other request can complete or release it. */
 export interface IdempotencyClaim {
   readonly scope: IdempotencyScope;
   readonly token: string;
@@ -25,30 +21,29 @@ export interface IdempotencyRecord {
   readonly fingerprint: string;
   /** Absent while the first request is still being processed. */
   readonly outcome?: StoredOutcome;
-  /** Epoch ms after which the record no longer counts: the claim's lease, or the outcome's TTL. */
+  /** Epoch ms after which the record no longer counts: the outcome's TTL, or never while a claim's request runs. */
   readonly expiresAt: number;
 }
 
 /**
- * The records of idempotency keys. A claim marks a key in progress, so a
- * concurrent request with it is answered 409 instead of running; the record
- * is unique per (API key, idempotency key), so of two requests that both ran,
- * only one completes. Where the claim is kept (a row every instance sees, or
- * the memory of the one process writing the store) is the adapter's choice.
+ * The records of idempotency keys. A request claims its key, runs and stores
+ * its outcome in one unit of work; the record is unique per (API key,
+ * idempotency key), so of two requests that both ran, only one completes.
+ * What a concurrent request meets while a claim runs is the adapter's: on a
+ * store every instance shares, the claim's row lock, which it waits on; on the
+ * store one process writes, the claim held in that process's memory.
  */
 export abstract class IdempotencyRecordStore {
-  /** Records the key as in progress until `expiresAt`; false when a record with that scope exists already. */
+  /** Claims the key in the unit of work in progress, for a record kept until `expiresAt`; false when a record with that scope exists already. */
   abstract claim(claim: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean>;
   abstract find(scope: IdempotencyScope): Promise<IdempotencyRecord | null>;
-  /** Extends a claim still in progress to `expiresAt`; nothing when the claim is no longer this one. */
-  abstract renew(claim: IdempotencyClaim, expiresAt: number): Promise<void>;
   /**
-   * Stores the outcome, kept until `expiresAt`, in the unit of work in
-   * progress, so it is committed with what the operation wrote or not at all.
-   * False when the claim is no longer this one: the unit must then be undone.
+   * Stores the outcome in the claim's unit of work, so it is committed with
+   * what the operation wrote or not at all. False when another request
+   * completed the key first: the unit must then be undone.
    */
-  abstract complete(claim: IdempotencyClaim, outcome: StoredOutcome, expiresAt: number): Promise<boolean>;
-  /** Removes the claim of a request that failed, so its retry may run. */
+  abstract complete(claim: IdempotencyClaim, outcome: StoredOutcome): Promise<boolean>;
+  /** Forgets the claim of a request whose unit of work was undone, so its retry may run. */
   abstract release(claim: IdempotencyClaim): Promise<void>;
   /** Removes the record of this scope if it expired at `now`. */
   abstract forgetIfExpired(scope: IdempotencyScope, now: number): Promise<void>;

@@ -30,8 +30,7 @@ export const Idempotent = (): MethodDecorator =>
     ApiResponse({
       status: 409,
       description:
-        '`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed, or was lost with its instance ' +
-        'less than `IDEMPOTENCY_LEASE_SECONDS` ago; retry later with the same key and body',
+        '`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed; retry later with the same key and body',
       type: ErrorResponse,
       example: errorBody(IDEMPOTENCY_KEY_IN_USE),
     }),

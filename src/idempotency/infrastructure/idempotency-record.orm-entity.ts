@@ -16,7 +16,7 @@ export class IdempotencyRecordOrmEntity {
   @Column({ type: 'varchar', length: 64 })
   fingerprint: string;
 
-  /** The claiming request's own token: only it may renew, complete or release the claim. */
+  /** The claiming request's own token: only it may complete the claim. */
   @Column({ name: 'claim_token', type: 'varchar', length: 36, nullable: true })
   claimToken: string | null;
 

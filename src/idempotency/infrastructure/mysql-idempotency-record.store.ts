@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
 import { isDuplicateKey } from '../../database/duplicate-key';
 import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { IdempotencyKeyInUseError } from '../domain/idempotency.errors';
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
 import { BY_SCOPE, findRecord, forgetRecordIfExpired } from './idempotency-records.sql';
 
@@ -9,9 +11,8 @@ const BY_CLAIM = `${BY_SCOPE} AND claim_token = ? AND status_code IS NULL`;
 
 const SQL = {
   claim: 'INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, claim_token, expires_at) VALUES (?, ?, ?, ?, ?)',
-  renew: `UPDATE idempotency_records SET expires_at = ? ${BY_CLAIM}`,
-  complete: `UPDATE idempotency_records SET status_code = ?, response_body = ?, expires_at = ? ${BY_CLAIM}`,
-  release: `DELETE FROM idempotency_records ${BY_CLAIM}`,
+  /** Leaves the indexed expiry as the claim set it, so the update touches the row alone. */
+  complete: `UPDATE idempotency_records SET status_code = ?, response_body = ? ${BY_CLAIM}`,
   /** A read that takes no locks (see removeExpired). */
   expiredBatch: 'SELECT api_key_id AS apiKeyId, idempotency_key AS `key` FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?',
 } as const;
@@ -20,10 +21,18 @@ const SQL = {
 const deleteExpired = (rows: number) =>
   `DELETE r FROM idempotency_records r FORCE INDEX (PRIMARY) WHERE (api_key_id, idempotency_key) IN (${Array(rows).fill('(?, ?)').join(', ')}) AND expires_at <= ?`;
 
+/** A claim that waited on another request's claim longer than the server's `innodb_lock_wait_timeout`, or was chosen to break a deadlock. */
+function isLockConflict(error: unknown): boolean {
+  const code = error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
+  return code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'ER_LOCK_DEADLOCK';
+}
+
 /**
  * The records on MySQL, where every instance shares them: a claim is a row
- * committed on its own, so a retry on any instance meets it at once, and the
- * outcome is the claim's row updated in the operation's unit of work.
+ * inserted by the operation's transaction and updated with its outcome at the
+ * end of it. A retry on any instance inserting the same key waits on that
+ * row's lock, then meets the committed outcome, or runs itself if the first
+ * request's transaction was undone (docs/adr/0031).
  */
 @Injectable()
 export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
@@ -37,6 +46,7 @@ export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
+      if (isLockConflict(error)) throw new IdempotencyKeyInUseError();
       throw error;
     }
   }
@@ -45,17 +55,12 @@ export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
     return findRecord(this.unitOfWork, scope);
   }
 
-  async renew({ scope, token }: IdempotencyClaim, expiresAt: number): Promise<void> {
-    await this.unitOfWork.execute(SQL.renew, [expiresAt, scope.apiKeyId, scope.key, token]);
+  async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome): Promise<boolean> {
+    return (await this.unitOfWork.execute(SQL.complete, [outcome.status, outcome.body, scope.apiKeyId, scope.key, token])) === 1;
   }
 
-  async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome, expiresAt: number): Promise<boolean> {
-    return (await this.unitOfWork.execute(SQL.complete, [outcome.status, outcome.body, expiresAt, scope.apiKeyId, scope.key, token])) === 1;
-  }
-
-  async release({ scope, token }: IdempotencyClaim): Promise<void> {
-    await this.unitOfWork.execute(SQL.release, [scope.apiKeyId, scope.key, token]);
-  }
+  /** The claim was a row of the transaction just rolled back: nothing of it is left. */
+  async release(): Promise<void> {}
 
   forgetIfExpired(scope: IdempotencyScope, now: number): Promise<void> {
     return forgetRecordIfExpired(this.unitOfWork, scope, now);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { isDuplicateKey } from '../../database/duplicate-key';
 import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
@@ -7,7 +8,8 @@ import { BY_SCOPE, findRecord, forgetRecordIfExpired } from './idempotency-recor
 interface HeldClaim {
   readonly token: string;
   readonly fingerprint: string;
-  expiresAt: number;
+  /** When the record, once written, expires. */
+  readonly expiresAt: number;
 }
 
 const SQL = {
@@ -22,19 +24,22 @@ const claimId = ({ apiKeyId, key }: IdempotencyScope): string => `${apiKeyId}:${
 
 /**
  * The records on the embedded SQLite store, which writes one transaction at a
- * time: a claim committed on its own would cost every keyed create a second
- * write transaction (docs/adr/0024). So the claim of a running request is held
- * by this process, with the same lease, and the record is written once, with
- * its outcome, in the operation's unit of work. A process that dies takes its
- * claims with it and its unit is never committed. Another process on the same
- * file running the same key at the same time meets the record's primary key
- * when it completes: its unit is undone and it answers 409.
+ * time and has no row locks for a retry to wait on (docs/adr/0024). So the
+ * claim of a running request is held by this process, which answers a retry
+ * meanwhile 409 at once, and the record is written once, with its outcome, in
+ * the operation's unit of work. A process that dies takes its claims with it
+ * and its unit is never committed. Another process on the same file running
+ * the same key at the same time meets the record's primary key when it
+ * completes: its unit is undone and it answers 409.
  */
 @Injectable()
 export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
   private readonly claims = new Map<string, HeldClaim>();
 
-  constructor(private readonly unitOfWork: TypeOrmUnitOfWork) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly unitOfWork: TypeOrmUnitOfWork,
+  ) {
     super();
   }
 
@@ -45,7 +50,8 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
     this.claims.set(id, { token, fingerprint, expiresAt });
     let free = false;
     try {
-      free = (await (await this.unitOfWork.manager()).query(SQL.exists, [scope.apiKeyId, scope.key])).length === 0;
+      // Outside the unit: a transaction begun by a read cannot take the write lock once another process has written (SQLITE_BUSY_SNAPSHOT).
+      free = (await this.dataSource.query(SQL.exists, [scope.apiKeyId, scope.key])).length === 0;
       return free;
     } finally {
       if (!free) this.claims.delete(id);
@@ -54,20 +60,16 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
 
   async find(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
     const held = this.claims.get(claimId(scope));
-    return held ? { fingerprint: held.fingerprint, expiresAt: held.expiresAt } : findRecord(this.unitOfWork, scope);
+    // A held claim ends with its request (complete or release), so it never expires on its own.
+    return held ? { fingerprint: held.fingerprint, expiresAt: Number.POSITIVE_INFINITY } : findRecord(this.unitOfWork, scope);
   }
 
-  async renew({ scope, token }: IdempotencyClaim, expiresAt: number): Promise<void> {
-    const held = this.claims.get(claimId(scope));
-    if (held?.token === token) held.expiresAt = expiresAt;
-  }
-
-  async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome, expiresAt: number): Promise<boolean> {
+  async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome): Promise<boolean> {
     const id = claimId(scope);
     const held = this.claims.get(id);
     if (held?.token !== token) return false;
     try {
-      await this.unitOfWork.execute(SQL.insert, [scope.apiKeyId, scope.key, held.fingerprint, outcome.status, outcome.body, expiresAt]);
+      await this.unitOfWork.execute(SQL.insert, [scope.apiKeyId, scope.key, held.fingerprint, outcome.status, outcome.body, held.expiresAt]);
     } catch (error) {
       if (isDuplicateKey(error)) return false;
       throw error;
@@ -82,14 +84,11 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
     if (this.claims.get(id)?.token === token) this.claims.delete(id);
   }
 
-  async forgetIfExpired(scope: IdempotencyScope, now: number): Promise<void> {
-    const id = claimId(scope);
-    if ((this.claims.get(id)?.expiresAt ?? Infinity) <= now) this.claims.delete(id);
-    await forgetRecordIfExpired(this.unitOfWork, scope, now);
+  forgetIfExpired(scope: IdempotencyScope, now: number): Promise<void> {
+    return forgetRecordIfExpired(this.unitOfWork, scope, now);
   }
 
   async removeExpired(now: number, limit: number): Promise<void> {
-    for (const [id, held] of this.claims) if (held.expiresAt <= now) this.claims.delete(id);
     await (await this.unitOfWork.manager()).query(SQL.removeExpired, [now, limit]);
   }
 }
