@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isDuplicateKey } from '../../database/duplicate-key';
+import { isDuplicateKey } from '../../database/driver-errors';
 import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { Account, ownerKeyIdOf } from '../domain/account';
 import { ApiKey } from '../domain/api-key';

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
-import { isDuplicateKey } from '../../database/duplicate-key';
+import { isDuplicateKey, isLockConflict } from '../../database/driver-errors';
 import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { IdempotencyKeyInUseError } from '../domain/idempotency.errors';
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
@@ -20,12 +19,6 @@ const SQL = {
 /** Rechecks the expiry, since a retry may have claimed the key again since the read; the hint keeps the optimizer off the expiry index. */
 const deleteExpired = (rows: number) =>
   `DELETE r FROM idempotency_records r FORCE INDEX (PRIMARY) WHERE (api_key_id, idempotency_key) IN (${Array(rows).fill('(?, ?)').join(', ')}) AND expires_at <= ?`;
-
-/** A claim that waited on another request's claim longer than the server's `innodb_lock_wait_timeout`, or was chosen to break a deadlock. */
-function isLockConflict(error: unknown): boolean {
-  const code = error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
-  return code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'ER_LOCK_DEADLOCK';
-}
 
 /**
  * The records on MySQL, where every instance shares them: a claim is a row

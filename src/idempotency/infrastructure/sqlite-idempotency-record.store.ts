@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { isDuplicateKey } from '../../database/duplicate-key';
+import { isDuplicateKey } from '../../database/driver-errors';
 import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
 import { BY_SCOPE, findRecord, forgetRecordIfExpired } from './idempotency-records.sql';
