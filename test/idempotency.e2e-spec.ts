@@ -8,6 +8,7 @@ import { TypeOrmPetRepository } from '../src/pets/infrastructure/typeorm-pet.rep
 import { fingerprintOf } from '../src/idempotency/domain/idempotency-key';
 import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
+import { settlesWithin } from './support/settles-within';
 import { currentStore } from './support/test-database';
 import { FakeClock } from './support/fake-clock';
 import { createTestApp, TestApp, TestAppOptions } from './support/test-app';
@@ -255,8 +256,6 @@ describeOnStore('Idempotency-Key on a create still running when its retry comes'
   const petsNamed = async (name: string): Promise<number> =>
     Number((await testApp.app.get(DataSource).query('SELECT COUNT(*) AS n FROM pets WHERE name = ?', [name]))[0].n);
   const create = (body: unknown, key: string): Promise<ApiResponse<PetBody>> => api.post<PetBody>('/v1/pets', body, { 'idempotency-key': key });
-  const settledWithin = <T>(promise: Promise<T>, ms: number) =>
-    Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
 
   /** Sends a create held before it writes, then its retry: on MySQL the retry is still waiting 500 ms later, on SQLite it got 409. */
   async function retryWhileHeld(body: { name: string; categoryId: number }, key: string) {
@@ -264,7 +263,7 @@ describeOnStore('Idempotency-Key on a create still running when its retry comes'
     const first = create(body, key);
     await held.reached;
     const retry = create(body, key);
-    if (retryWaits) expect(await settledWithin(retry, 500)).toBe(false);
+    if (retryWaits) expect(await settlesWithin(retry, 500)).toBe(false);
     else expectErrorBody(await retry, 409, 'idempotency_key_in_use');
     // On MySQL the waiting retry's own answer; on SQLite, which refused it, the next retry's.
     const retried = () => (retryWaits ? retry : create(body, key));
