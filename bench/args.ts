@@ -41,7 +41,7 @@ const FLAGS: readonly Flag[] = [
   { name: 'store', value: 'sqlite|mysql', help: 'store the service runs on (default sqlite; mysql uses DATABASE_URL or mysql://root@127.0.0.1:3306/animal_store_bench)' },
   { name: 'pets', value: 'N', help: 'pets seeded before the load (default 100000; with --scale 1000000)' },
   { name: 'duration', value: 'S', help: 'seconds of load per scenario (default 10)' },
-  { name: 'warmup', value: 'S', help: 'seconds of unmeasured load per server before each scenario, and of every scenario once after the servers start (default 2, 0 for none)' },
+  { name: 'warmup', value: 'S', help: 'seconds of unmeasured load per server before each scenario, and in a comparison of every scenario once after both servers start (default 2, 0 for none)' },
   { name: 'connections', value: 'N', help: 'concurrent connections (default 50)' },
   { name: 'rounds', value: 'N', help: 'rounds, alternating service and baseline; medians are reported (default 3)' },
   { name: 'slices', value: 'N', help: 'stretches each scenario\'s --duration is cut into per server, run alternately with the other server\'s (default 5; 1 runs each server once in turn)' },
