@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,10 +28,23 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-/** A port whose cluster bus port (+10000) is free too. */
+/** The lowest port the kernel hands to `listen(0)` and to outgoing connections. */
+function ephemeralRangeStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/**
+ * A port whose cluster bus port (+10000) is free too. Both stay below the ephemeral range, where the
+ * other specs' servers and every outgoing connection take theirs between this check and the bind.
+ */
 async function freeClusterPort(taken: Set<number>): Promise<number> {
+  const span = Math.max(ephemeralRangeStart() - 20_000, 2_000);
   for (let tries = 0; tries < 200; tries++) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = 10_000 + Math.floor(Math.random() * span);
     if (taken.has(port) || taken.has(port + 10_000)) continue;
     if ((await isFree(port)) && (await isFree(port + 10_000))) return port;
   }
@@ -60,15 +73,40 @@ async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>): Pro
 
 type SlotRange = [start: number, end: number, master: [host: string, port: number], ...replicas: [string, number][]];
 
+/** The end of a node's log, to say why it did not come up. */
+function logTail(dir: string, port: number): string {
+  try {
+    return readFileSync(join(dir, `node-${port}.log`), 'utf8').trim().split('\n').slice(-5).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Starts one node and waits for its PONG; a node that exits first, its port taken after all, is started again on another. */
+async function startNode(dir: string, taken: Set<number>, servers: Map<number, ChildProcess>): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freeClusterPort(taken);
+    taken.add(port).add(port + 10_000);
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
+    // Five seconds, so a node starved of CPU on a busy machine is not taken for failed in the middle of a spec.
+    args.push('--cluster-node-timeout', '5000', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', `node-${port}.log`);
+    const server = spawn('redis-server', args, { stdio: 'ignore' });
+    servers.set(port, server);
+    const exited = () => server.exitCode !== null || server.signalCode !== null;
+    try {
+      await waitFor(async () => exited() || (await withNode(port, async (redis) => (await redis.ping()) === 'PONG')), `redis-server on ${port}`);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; its log ends:\n${logTail(dir, port)}`);
+    }
+    if (!exited()) return port;
+    if (attempt === 3) throw new Error(`redis-server on ${port} exited at start, for the third time; its log ends:\n${logTail(dir, port)}`);
+  }
+}
+
 export async function startRedisCluster(): Promise<LocalRedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-cluster-'));
   const taken = new Set<number>();
   const ports: number[] = [];
-  for (let i = 0; i < 6; i++) {
-    const port = await freeClusterPort(taken);
-    taken.add(port).add(port + 10_000);
-    ports.push(port);
-  }
   const servers = new Map<number, ChildProcess>();
   const stop = async (): Promise<void> => {
     await Promise.all(
@@ -84,13 +122,7 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (const port of ports) {
-      const args = ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
-      // Five seconds, so a node starved of CPU on a busy machine is not taken for failed in the middle of a spec.
-      args.push('--cluster-node-timeout', '5000', '--save', '', '--appendonly', 'no', '--dir', dir);
-      servers.set(port, spawn('redis-server', args, { stdio: 'ignore' }));
-    }
-    await Promise.all(ports.map((port) => waitFor(() => withNode(port, async (redis) => (await redis.ping()) === 'PONG'), `redis-server on ${port}`)));
+    for (let i = 0; i < 6; i++) ports.push(await startNode(dir, taken, servers));
     const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'], {
       stdio: 'pipe',
       timeout: 60_000,
