@@ -31,22 +31,29 @@ interface Pet {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Which app replica nginx sends each key to, from the request ids in the replicas' logs. */
-async function replicaOfEachKey(keys: string[]): Promise<string[]> {
-  const ids = keys.map(() => `containers-spec-${randomUUID()}`);
-  for (const [index, key] of keys.entries()) {
-    const answer = await http('/v1/rate_limit', { key, headers: { 'x-request-id': ids[index] } });
-    expect(answer.status).toBe(200);
+/** Which app replica nginx sends a key to, from the request id of one probe in the replicas' logs. */
+async function replicaOf(key: string): Promise<string> {
+  const id = `containers-spec-${randomUUID()}`;
+  const answer = await http('/v1/rate_limit', { key, headers: { 'x-request-id': id } });
+  expect(answer.status).toBe(200);
+  return waitFor('the probe in an app log', async () => (await servedBy([id])).get(id), 15_000);
+}
+
+/**
+ * New keys with these limits until nginx sends at least one to each replica
+ * and there are `atLeast` of them. Each key is probed once: the probes share
+ * the account's own small budget for `GET /v1/rate_limit`.
+ */
+async function keysOnBothReplicas(limits: string[], atLeast = 2): Promise<{ keys: string[]; replicas: string[] }> {
+  const keys: string[] = [];
+  const replicas: string[] = [];
+  while (!(replicas.includes('app1') && replicas.includes('app2') && keys.length >= atLeast)) {
+    expect(keys.length).toBeLessThan(12);
+    const key = await createKey(limits);
+    replicas.push(await replicaOf(key));
+    keys.push(key);
   }
-  const found = await waitFor(
-    'every probe in an app log',
-    async () => {
-      const served = await servedBy(ids);
-      return served.size === ids.length ? served : undefined;
-    },
-    15_000,
-  );
-  return ids.map((id) => found.get(id) as string);
+  return { keys, replicas };
 }
 
 /** The names of the pets the load made, from every page of the list. */
@@ -141,13 +148,7 @@ describeWithDocker('the compose stack on this machine', () => {
     const account = `containers-${randomUUID().slice(0, 8)}`;
     const perMinute = 8;
     const limits = ['--plan', 'enterprise', '--per-minute', String(perMinute), '--per-day', '100000', '--account', account];
-    const keys: string[] = [];
-    let replicas: string[] = [];
-    while (!(replicas.includes('app1') && replicas.includes('app2'))) {
-      expect(keys.length).toBeLessThan(12);
-      keys.push(await createKey(limits));
-      replicas = await replicaOfEachKey(keys);
-    }
+    const { keys, replicas } = await keysOnBothReplicas(limits);
     const pair = [keys[replicas.indexOf('app1')], keys[replicas.indexOf('app2')]];
 
     // One fixed minute window for the whole burst: start a new one when this one is nearly over.
@@ -178,13 +179,7 @@ describeWithDocker('the compose stack on this machine', () => {
 
   it('loses no read and no acknowledged create while app1 stops under load', async () => {
     const limits = ['--plan', 'enterprise', '--per-minute', '100000', '--per-day', '10000000'];
-    const keys: string[] = [];
-    let replicas: string[] = [];
-    while (!(replicas.includes('app1') && replicas.includes('app2') && keys.length >= 4)) {
-      expect(keys.length).toBeLessThan(12);
-      keys.push(await createKey(limits));
-      replicas = await replicaOfEachKey(keys);
-    }
+    const { keys } = await keysOnBothReplicas(limits, 4);
 
     const failedReads: string[] = [];
     const acknowledged = new Map<string, Pet>();
