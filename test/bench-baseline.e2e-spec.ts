@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { FLOOR_PARTS, type FloorPart } from '../bench/floor/parts';
 import { describeOnStore } from './support/describe-store';
-import { freePort } from './support/service-process';
+import { freePort } from './support/ports';
 import { createTestApp, TestApp } from './support/test-app';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, chromium } from 'playwright-core';
 import { isCi } from './support/local-services';
-import { freePort } from './support/service-process';
+import { freePort } from './support/ports';
 import { createTestApp, TestApp } from './support/test-app';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

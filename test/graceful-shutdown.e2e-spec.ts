@@ -9,7 +9,7 @@ import { shutDown } from '../src/ops/graceful-shutdown';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-database';
-import { freePort } from './support/service-process';
+import { freePort } from './support/ports';
 
 const ROOT = join(__dirname, '..');
 /** A key printed at start (a development start on a store without keys prints one). */

@@ -7,7 +7,7 @@ import type { BanPolicy, WindowSpec } from '../src/rate-limit/domain/rate-limit-
 import { RedisRateLimitStore, redisKey } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
 import { DAY, MINUTE, planWindows, T0 } from './support/rate-limit-fixtures';
 import { deleteKeysUnder, describeWithRedis, randomKeyPrefix, TEST_REDIS_URL, waitUntil } from './support/test-redis';
-import { freePort } from './support/service-process';
+import { freePort } from './support/ports';
 
 const FREE_PLAN = planWindows(60, 1_000);
 const POLICY: BanPolicy = { banAfterRejections: 30, banMs: 900_000 };

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, createConnection } from 'mysql2/promise';
-import { freePort } from './service-process';
+import { freePort } from './ports';
 
 export const isMariadbServerAvailable = (): boolean => process.env.MARIADB_SERVER_AVAILABLE === '1';
 
@@ -64,9 +64,10 @@ export async function startReplication(database: string): Promise<LocalReplicati
   // A spec creates and drops whole databases: never anything whose name lacks "test".
   if (!database.includes('test')) throw new Error(`Refusing to use database ${database}`);
   const root = mkdtempSync(join(tmpdir(), 'animal-store-replication-'));
+  const primaryPort = await freePort();
   const servers: Record<'primary' | 'replica', Server> = {
-    primary: { name: 'primary', port: await freePort(), dataDir: join(root, 'primary'), args: ['--server-id=1', '--log-bin=bin', '--binlog-format=ROW'] },
-    replica: { name: 'replica', port: await freePort(), dataDir: join(root, 'replica'), args: ['--server-id=2', '--read-only=1'] },
+    primary: { name: 'primary', port: primaryPort, dataDir: join(root, 'primary'), args: ['--server-id=1', '--log-bin=bin', '--binlog-format=ROW'] },
+    replica: { name: 'replica', port: await freePort({ taken: new Set([primaryPort]) }), dataDir: join(root, 'replica'), args: ['--server-id=2', '--read-only=1'] },
   };
   const errorLog = (server: Server) => {
     try {

@@ -1,9 +1,9 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
+import { freePort } from './ports';
 
 /** A Redis Cluster of three masters and three replicas on loopback, in processes this spec owns. */
 export interface LocalRedisCluster {
@@ -19,37 +19,6 @@ export interface LocalRedisCluster {
 }
 
 export const isClusterToolsAvailable = (): boolean => process.env.REDIS_CLUSTER_TOOLS_AVAILABLE === '1';
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** The lowest port the kernel hands to `listen(0)` and to outgoing connections. */
-function ephemeralRangeStart(): number {
-  try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
-  } catch {
-    return 32_768;
-  }
-}
-
-/**
- * A port whose cluster bus port (+10000) is free too. Both stay below the ephemeral range, where the
- * other specs' servers and every outgoing connection take theirs between this check and the bind.
- */
-async function freeClusterPort(taken: Set<number>): Promise<number> {
-  const span = Math.max(ephemeralRangeStart() - 20_000, 2_000);
-  for (let tries = 0; tries < 200; tries++) {
-    const port = 10_000 + Math.floor(Math.random() * span);
-    if (taken.has(port) || taken.has(port + 10_000)) continue;
-    if ((await isFree(port)) && (await isFree(port + 10_000))) return port;
-  }
-  throw new Error('No free port pair for a cluster node');
-}
 
 async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -85,7 +54,7 @@ function logTail(dir: string, port: number): string {
 /** Starts one node and waits for its PONG; a node that exits first, its port taken after all, is started again on another. */
 async function startNode(dir: string, taken: Set<number>, servers: Map<number, ChildProcess>): Promise<number> {
   for (let attempt = 1; ; attempt++) {
-    const port = await freeClusterPort(taken);
+    const port = await freePort({ alsoFree: [10_000], taken });
     taken.add(port).add(port + 10_000);
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
     // Five seconds, so a node starved of CPU on a busy machine is not taken for failed in the middle of a spec.
