@@ -37,7 +37,7 @@ export async function freePort(options: FreePortOptions = {}): Promise<number> {
   for (let tries = 0; tries < 200; tries++) {
     const port = LOWEST + Math.floor(Math.random() * span);
     const ports = offsets.map((offset) => port + offset);
-    if (ports.some((port) => options.taken?.has(port))) continue;
+    if (ports.some((each) => options.taken?.has(each))) continue;
     if (await everyFree(ports)) return port;
   }
   throw new Error('No free loopback port below the ephemeral range');
