@@ -21,7 +21,7 @@ const config: Config = {
     {
       displayName: 'unit',
       rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts', '<rootDir>/test/support/**/*.spec.ts'],
       transform,
       testEnvironment: 'node',
     },

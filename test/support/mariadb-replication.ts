@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, createConnection } from 'mysql2/promise';
 import { freePort } from './ports';
+import { waitFor } from './wait-for';
 
 export const isMariadbServerAvailable = (): boolean => process.env.MARIADB_SERVER_AVAILABLE === '1';
 
@@ -31,14 +32,6 @@ interface Server {
   readonly dataDir: string;
   readonly args: string[];
   process?: ChildProcess;
-}
-
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 function connect(port: number, database?: string): Promise<Connection> {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { freePort } from './ports';
+import { waitFor } from './wait-for';
 
 /** A Redis Cluster of three masters and three replicas on loopback, in processes this spec owns. */
 export interface LocalRedisCluster {
@@ -19,14 +20,6 @@ export interface LocalRedisCluster {
 }
 
 export const isClusterToolsAvailable = (): boolean => process.env.REDIS_CLUSTER_TOOLS_AVAILABLE === '1';
-
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
