@@ -31,6 +31,24 @@ describe('freePort', () => {
     await Promise.all(servers.map(close));
   });
 
+  it('keeps the offset port below the ephemeral range even at the top of the draw', async () => {
+    jest.spyOn(Math, 'random').mockReturnValueOnce(0.999_999);
+    const port = await freePort({ alsoFree: [10_000] });
+    expect(port + 10_000).toBeLessThan(ephemeralStart);
+  });
+
+  it('skips a port whose offset port another process is listening on', async () => {
+    const busyBus = await listen(20_000).catch(() => undefined);
+    try {
+      const random = jest.spyOn(Math, 'random').mockReturnValueOnce(0).mockReturnValueOnce(0.5);
+      const port = await freePort({ alsoFree: [10_000] });
+      expect(port).not.toBe(10_000);
+      expect(random.mock.calls.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      if (busyBus) await close(busyBus);
+    }
+  });
+
   it('never hands out a port already promised to another server', async () => {
     // The first draw lands on the lowest port, which is taken; the next must be drawn instead.
     const random = jest.spyOn(Math, 'random').mockReturnValueOnce(0).mockReturnValueOnce(0.5);
