@@ -1,3 +1,7 @@
+import { enableCompileCache } from 'node:module';
+// Before anything else loads, as the service does (docs/adr/0032).
+enableCompileCache();
+
 import 'reflect-metadata';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
