@@ -1,7 +1,3 @@
-import { enableCompileCache } from 'node:module';
-// Before anything else loads, as the service does (docs/adr/0032).
-enableCompileCache();
-
 import 'reflect-metadata';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

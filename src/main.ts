@@ -1,8 +1,4 @@
-import { enableCompileCache } from 'node:module';
-// Before anything else loads: a restart reads each module's compiled code from disk instead of compiling it again (docs/adr/0032).
-enableCompileCache();
-
-// Then: the tracer's instrumentations patch http, mysql2 and ioredis as they load. Unset, no tracer is loaded at all.
+// First of all: the tracer's instrumentations patch http, mysql2 and ioredis as they load. Unset, no tracer is loaded at all.
 const tracing = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? (require('./ops/tracing') as typeof import('./ops/tracing')).startTracing() : undefined;
 
 import 'reflect-metadata';

@@ -1,6 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -56,24 +55,5 @@ describe('the runtime', () => {
     const v8Options = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
     expect(v8Options).toMatch(/^\s+--maglev \(/m);
     expect(v8Options).toMatch(/^\s+--allocation-site-pretenuring \(/m);
-  });
-
-  it.each(['dist/main.js', 'dist/keys.js'])("%s keeps what it compiles in Node's compile cache under the temporary directory, unless NODE_DISABLE_COMPILE_CACHE is set", (entry) => {
-    /** Files in the default compile cache after one start that stops early: a bad port for the service, no command for the keys CLI. */
-    const cachedFiles = (extra: NodeJS.ProcessEnv) => {
-      const temporary = mkdtempSync(join(tmpdir(), 'animal-store-compile-cache-'));
-      try {
-        const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: temporary, PORT: 'none', LOG_LEVEL: 'silent', ...extra };
-        delete env.NODE_COMPILE_CACHE;
-        const { status } = spawnSync(process.execPath, [entry], { cwd: ROOT, env, encoding: 'utf8' });
-        expect(status).not.toBe(0);
-        const cache = join(temporary, 'node-compile-cache');
-        return existsSync(cache) ? readdirSync(cache, { recursive: true }).length : 0;
-      } finally {
-        rmSync(temporary, { recursive: true, force: true });
-      }
-    };
-    expect(cachedFiles({})).toBeGreaterThan(100);
-    expect(cachedFiles({ NODE_DISABLE_COMPILE_CACHE: '1' })).toBe(0);
   });
 });
