@@ -101,11 +101,13 @@ describe.each(reachableStores())('TypeOrmUnitOfWork [%s]', (store) => {
       await expect(storedNames()).resolves.toEqual(['Tom']);
     });
 
-    it('runs a statement from outside a unit in the check phase, after the callbacks already waiting for it', async () => {
-      const order: string[] = [];
-      setImmediate(() => order.push('queued before'));
-      await insertOutside('Rex').then(() => order.push('statement'));
-      expect(order).toEqual(['queued before', 'statement']);
+    it('refuses a SQLite DataSource whose options list no gate, rather than let statements join a unit unseen', async () => {
+      const bare = await new DataSource({ ...dataSource.options, subscribers: [] }).initialize();
+      try {
+        expect(() => new TypeOrmUnitOfWork(bare)).toThrow('A SQLite DataSource needs SqliteStatementGate among its subscribers');
+      } finally {
+        await bare.destroy();
+      }
     });
 
     it('runs units and statements from elsewhere sent all at once, each exactly once, none inside another', async () => {

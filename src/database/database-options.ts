@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
+import { SqliteStatementGate } from './sqlite-statement-gate';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 
@@ -43,6 +44,8 @@ export function createDataSourceOptions(
       type: 'better-sqlite3',
       database,
       migrations: migrationsOf('sqlite'),
+      // TypeORM makes the gate for this DataSource; the unit of work finds it there (SqliteStatementGate).
+      subscribers: [SqliteStatementGate],
       // WAL lets readers run while a write is in progress; NORMAL sync is durable in WAL mode.
       prepareDatabase: (db: { pragma(sql: string): unknown }) => {
         db.pragma('journal_mode = WAL');

@@ -63,6 +63,7 @@ describe('DatabaseReads', () => {
         subsets.push({ positions, source });
         return source as unknown as DataSource;
       },
+      logger,
     );
   }
 
@@ -93,13 +94,23 @@ describe('DatabaseReads', () => {
     expect(logger.log.mock.calls).toEqual([['replica-1 serves reads'], ['replica-2 serves reads']]);
   });
 
-  it('answers from the primary a read that fails on a replica', async () => {
+  it('answers from the primary a read that fails on a replica, and logs the failure once until the route changes', async () => {
     const app = fakeDataSource('app', true);
     const reads = readsOn(app, 1);
     await monitor.start();
     await expect(from(reads, 'replica')).resolves.toEqual({ from: 'app primary', servedBy: 'primary' });
+    await expect(from(reads, 'replica')).resolves.toEqual({ from: 'app primary', servedBy: 'primary' });
     expect(app.createQueryRunner.mock.results[0].value.release).toHaveBeenCalled();
-    expect(counted).toEqual(['primary']);
+    expect(counted).toEqual(['primary', 'primary']);
+    const failed = 'A read on a replica failed and was answered by the primary: Connection lost: The server closed the connection.';
+    expect(logger.warn.mock.calls).toEqual([[failed]]);
+
+    probes[0].answer = new Error('connect ECONNREFUSED');
+    await monitor.check();
+    probes[0].answer = { running: true, secondsBehind: 0 };
+    await monitor.check();
+    await expect(from(reads, 'replica')).resolves.toEqual({ from: 'app primary', servedBy: 'primary' });
+    expect(logger.warn.mock.calls.filter(([message]) => message === failed)).toHaveLength(2);
   });
 
   it('reads on a DataSource of the fit replicas alone while some are out, and on the app DataSource again once all are back', async () => {

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { SystemClock } from '../config/clock';
-import { ReplicaMonitor } from './replica-monitor';
+import { describeFailure } from './driver-errors';
+import { ReplicaLogger, ReplicaMonitor } from './replica-monitor';
 
 /** Which server answered a read. */
 export type ReadTarget = 'primary' | 'replica';
@@ -32,19 +33,23 @@ const RETIRE_AFTER_MS = 30_000;
  * DataSource; while only some are, a DataSource of the same options with just
  * those replicas; while none is, the primary. A read that fails on a replica
  * (one that died since the last check) runs again on the primary, so the
- * caller never sees the failure.
+ * caller never sees the failure; the log does, once per route, since every read
+ * on that route fails alike until the monitor's next check takes it out.
  */
 export class DatabaseReads {
   private readonly primary: Route;
   private route: Route;
   private readonly retiring = new Set<NodeJS.Timeout>();
   private readonly retired = new Set<DataSource>();
+  /** The routes whose failed reads the log has heard of already. */
+  private readonly failedRoutes = new WeakSet<Route>();
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly monitor: ReplicaMonitor,
     private readonly count: (servedBy: ReadTarget) => void,
     private readonly openSubset: ReplicaSubsetOpener,
+    private readonly logger: ReplicaLogger,
   ) {
     this.primary = { target: 'primary', source: dataSource };
     this.route = this.primary;
@@ -60,8 +65,9 @@ export class DatabaseReads {
         const rows: T[] = await runner.query(sql, parameters);
         this.count('replica');
         return { rows, servedBy: 'replica' };
-      } catch {
+      } catch (error) {
         // The monitor takes the replica out at its next check; this read is answered by the primary meanwhile.
+        this.noteFailedRead(route, error);
       } finally {
         await runner.release();
       }
@@ -76,7 +82,22 @@ export class DatabaseReads {
     this.retiring.forEach(clearTimeout);
     if (this.route.owned) this.retired.add(this.route.source);
     this.route = this.primary;
-    await Promise.all([...this.retired].map((source) => source.destroy().catch(() => undefined)));
+    await Promise.all([...this.retired].map((source) => this.destroy(source)));
+  }
+
+  private noteFailedRead(route: Route, error: unknown): void {
+    if (this.failedRoutes.has(route)) return;
+    this.failedRoutes.add(route);
+    this.logger.warn(`A read on a replica failed and was answered by the primary: ${describeFailure(error)}`);
+  }
+
+  /** A pool that fails to close is left to the process's end; the log says so. */
+  private async destroy(source: DataSource): Promise<void> {
+    try {
+      await source.destroy();
+    } catch (error) {
+      this.logger.warn(`Closing the pool of a replica subset failed: ${describeFailure(error)}`);
+    }
   }
 
   private async reroute(): Promise<void> {
@@ -97,7 +118,7 @@ export class DatabaseReads {
     const timer = setTimeout(() => {
       this.retiring.delete(timer);
       this.retired.delete(source);
-      void source.destroy().catch(() => undefined);
+      void this.destroy(source);
     }, RETIRE_AFTER_MS);
     timer.unref();
     this.retiring.add(timer);
@@ -106,6 +127,8 @@ export class DatabaseReads {
 
 /** Reads on the primary alone, as with no replicas configured: for tools and specs that build a repository by hand. */
 export function primaryReads(dataSource: DataSource, count: (servedBy: ReadTarget) => void = () => undefined): DatabaseReads {
-  const noReplicas = new ReplicaMonitor([], 1, new SystemClock(), { log: () => undefined, warn: () => undefined });
-  return new DatabaseReads(dataSource, noReplicas, count, () => Promise.reject(new Error('no replicas are configured')));
+  // With no replica, neither the monitor nor the reads ever has anything to say.
+  const silent = { log: () => undefined, warn: () => undefined };
+  const noReplicas = new ReplicaMonitor([], 1, new SystemClock(), silent);
+  return new DatabaseReads(dataSource, noReplicas, count, () => Promise.reject(new Error('no replicas are configured')), silent);
 }

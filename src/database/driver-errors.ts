@@ -16,3 +16,10 @@ export function isLockConflict(error: unknown): boolean {
   const code = driverCode(error);
   return code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'ER_LOCK_DEADLOCK';
 }
+
+/** A failure in words for the server's log: the driver's code and message, which name no password. */
+export function describeFailure(error: unknown): string {
+  const code = driverCode(error) ?? (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' && !message.startsWith(code) ? `${code}: ${message}` : message;
+}

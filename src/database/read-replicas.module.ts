@@ -19,13 +19,18 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
     {
       provide: ReplicaMonitor,
       inject: [AppConfig, Clock],
-      useFactory: (config: AppConfig, clock: Clock) =>
-        new ReplicaMonitor(
-          config.databaseReplicaUrls.map((url, index) => ({ name: `replica-${index + 1}`, probe: new TypeOrmReplicaProbe(url) })),
+      useFactory: (config: AppConfig, clock: Clock) => {
+        const logger = new Logger('Database');
+        return new ReplicaMonitor(
+          config.databaseReplicaUrls.map((url, index) => {
+            const name = `replica-${index + 1}`;
+            return { name, probe: new TypeOrmReplicaProbe(url, name, logger) };
+          }),
           config.databaseReplicaMaxLagSeconds,
           clock,
-          new Logger('Database'),
-        ),
+          logger,
+        );
+      },
     },
     {
       provide: DatabaseReads,
@@ -39,6 +44,7 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
             const replicas = positions.map((position) => config.databaseReplicaUrls[position]);
             return new DataSource(createDataSourceOptions(config.databaseUrl, [], replicas)).initialize();
           },
+          new Logger('Database'),
         ),
     },
     {

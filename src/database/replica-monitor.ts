@@ -3,6 +3,7 @@ import { suppressTracing } from '@opentelemetry/core';
 import { DataSource } from 'typeorm';
 import type { Clock } from '../config/clock';
 import { createDataSourceOptions } from './database-options';
+import { describeFailure } from './driver-errors';
 import { readReplicationReport, ReplicaHealth, ReplicationReport, ReplicaState, ReplicaVerdict } from './replica-health';
 
 /** How often each replica is asked how far behind it is. */
@@ -32,7 +33,12 @@ export class TypeOrmReplicaProbe implements ReplicaProbe {
   private dataSource?: DataSource;
   private pending?: Promise<ReplicationReport>;
 
-  constructor(private readonly url: string) {}
+  /** `name` stands for the replica in the log, which never sees its address. */
+  constructor(
+    private readonly url: string,
+    private readonly name: string,
+    private readonly logger: ReplicaLogger,
+  ) {}
 
   /** One question at a time: a probe still waiting for a hung replica is answered by that same wait. */
   report(): Promise<ReplicationReport> {
@@ -44,7 +50,13 @@ export class TypeOrmReplicaProbe implements ReplicaProbe {
   async close(): Promise<void> {
     const dataSource = this.dataSource;
     this.dataSource = undefined;
-    if (dataSource?.isInitialized) await dataSource.destroy().catch(() => undefined);
+    if (!dataSource?.isInitialized) return;
+    try {
+      await dataSource.destroy();
+    } catch (error) {
+      // The probe opens a fresh connection next time; the old one is the driver's to drop.
+      this.logger.warn(`Closing the probe's connection to ${this.name} failed: ${describeFailure(error)}`);
+    }
   }
 
   private async ask(): Promise<ReplicationReport> {

@@ -1,36 +1,42 @@
-import type { EntitySubscriberInterface } from 'typeorm';
+import { EventSubscriber, type EntitySubscriberInterface } from 'typeorm';
 
-interface Waiting<Unit> {
+/** A unit of work holding the connection, and how to tell whether the code running now is its own. */
+export interface GateHolder {
+  readonly unit: object;
+  /** The unit whose code is running now, if any. */
+  readonly unitInProgress: () => object | undefined;
+}
+
+interface Waiting {
   /** Set when a unit of work waits to hold the connection; unset for a single statement. */
-  readonly unit?: Unit;
+  readonly holder?: GateHolder;
   readonly enter: () => void;
 }
 
 /**
  * TypeORM's better-sqlite3 driver runs every statement, and every transaction,
- * on its one connection: a statement sent from anywhere while a unit of work's
- * transaction is open would run inside that transaction, and be undone with it.
- * Subscribed to every query, this gate holds such statements back until the
- * transaction ends, and lets a transaction begin only once no other statement
- * is under way. Waiters enter in arrival order, so neither side starves.
- * A statement free to run still waits for the event loop's check phase, so
- * the statements of one turn run together after its I/O (docs/adr/0023).
+ * on its one connection and its one query runner: a statement sent from
+ * anywhere while a unit of work's transaction is open would run inside that
+ * transaction, and be undone with it. Listed in the DataSource's `subscribers`
+ * (createDataSourceOptions), TypeORM makes one gate per DataSource and asks it
+ * before and after every query: it holds such statements back until the
+ * transaction ends, and lets a unit of work take the connection (`hold`) only
+ * once no other statement is under way. Waiters enter in arrival order,
+ * so neither side starves.
  */
-export class SqliteStatementGate<Unit extends object> implements EntitySubscriberInterface {
-  private holder: Unit | undefined;
+@EventSubscriber()
+export class SqliteStatementGate implements EntitySubscriberInterface {
+  private holder: GateHolder | undefined;
   /** Statements of no holder between their beforeQuery and afterQuery. */
   private running = 0;
-  private readonly waiting: Array<Waiting<Unit>> = [];
+  private readonly waiting: Waiting[] = [];
 
-  /** `unitInProgress` names the unit of work whose code is running now, if any. */
-  constructor(private readonly unitInProgress: () => Unit | undefined) {}
-
-  /** TypeORM waits for the promise that comes back; a unit's own statements go on at once. */
+  /** TypeORM waits for the promise that comes back; the holder's own statements go on at once. */
   beforeQuery(): Promise<void> {
     if (this.isHoldersStatement()) return Promise.resolve();
     if (this.holder === undefined && this.waiting.length === 0) {
       this.running++;
-      return new Promise((resolve) => setImmediate(resolve));
+      return Promise.resolve();
     }
     return new Promise((resolve) => this.waiting.push({ enter: () => (this.running++, resolve()) }));
   }
@@ -41,29 +47,34 @@ export class SqliteStatementGate<Unit extends object> implements EntitySubscribe
     this.admit();
   }
 
-  /** Resolves once `unit` holds the connection alone; its own statements then pass, every other one waits. */
-  hold(unit: Unit): Promise<void> {
+  /** Resolves once `holder` holds the connection alone; its own statements then pass, every other one waits. */
+  hold(holder: GateHolder): Promise<void> {
     if (this.holder === undefined && this.running === 0 && this.waiting.length === 0) {
-      this.holder = unit;
+      this.holder = holder;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.waiting.push({ unit, enter: () => ((this.holder = unit), resolve()) }));
+    return new Promise((resolve) => this.waiting.push({ holder, enter: () => ((this.holder = holder), resolve()) }));
   }
 
-  release(unit: Unit): void {
-    if (this.holder !== unit) return;
+  release(unit: object): void {
+    if (this.holder?.unit !== unit) return;
     this.holder = undefined;
     this.admit();
   }
 
   private admit(): void {
     while (this.holder === undefined && this.waiting.length > 0) {
-      if (this.waiting[0].unit !== undefined && this.running > 0) return;
+      if (this.waiting[0].holder !== undefined && this.running > 0) return;
       this.waiting.shift()!.enter();
     }
   }
 
   private isHoldersStatement(): boolean {
-    return this.holder !== undefined && this.unitInProgress() === this.holder;
+    return this.holder !== undefined && this.holder.unitInProgress() === this.holder.unit;
   }
+}
+
+/** The gate TypeORM made for this DataSource from its options; undefined when they list none. */
+export function statementGateOf(subscribers: readonly unknown[]): SqliteStatementGate | undefined {
+  return subscribers.find((subscriber): subscriber is SqliteStatementGate => subscriber instanceof SqliteStatementGate);
 }

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
-import { SqliteStatementGate } from './sqlite-statement-gate';
+import { describeFailure } from './driver-errors';
+import { SqliteStatementGate, statementGateOf } from './sqlite-statement-gate';
 import { UnitOfWork } from './unit-of-work';
 
 interface Unit {
@@ -21,14 +22,15 @@ interface Unit {
 @Injectable()
 export class TypeOrmUnitOfWork extends UnitOfWork {
   private readonly units = new AsyncLocalStorage<Unit>();
-  private readonly gate?: SqliteStatementGate<Unit>;
+  private readonly gate?: SqliteStatementGate;
+  private readonly logger = new Logger('Database');
 
   constructor(private readonly dataSource: DataSource) {
     super();
     if (dataSource.options.type === 'better-sqlite3') {
-      this.gate = new SqliteStatementGate(() => this.unitInProgress());
-      // The list TypeORM broadcasts every query to; it has no other way to add a subscriber instance.
-      dataSource.subscribers.push(this.gate);
+      this.gate = statementGateOf(dataSource.subscribers);
+      // Without the gate, a statement sent while a unit's transaction is open would silently join it.
+      if (!this.gate) throw new Error('A SQLite DataSource needs SqliteStatementGate among its subscribers: build its options with createDataSourceOptions');
     }
   }
 
@@ -89,7 +91,7 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
   }
 
   private async begin(unit: Unit): Promise<QueryRunner> {
-    await this.gate?.hold(unit);
+    await this.gate?.hold({ unit, unitInProgress: () => this.unitInProgress() });
     const runner = this.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
@@ -103,6 +105,7 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
 
   /** As TypeORM's own transaction(): a commit that fails is rolled back and raises its error; a failed rollback leaves the work's error to be raised. */
   private async end(unit: Unit, commit: boolean): Promise<void> {
+    // A transaction that failed to begin has raised its error to the work already.
     const runner = await unit.transaction?.catch(() => undefined);
     if (!runner) {
       unit.ended = true;
@@ -110,14 +113,23 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
     }
     try {
       if (commit) await runner.commitTransaction();
-      else await runner.rollbackTransaction().catch(() => undefined);
+      else await this.rollBack(runner, 'the work failed');
     } catch (error) {
-      await runner.rollbackTransaction().catch(() => undefined);
+      await this.rollBack(runner, 'its commit failed');
       throw error;
     } finally {
       unit.ended = true;
       await runner.release();
       this.gate?.release(unit);
+    }
+  }
+
+  /** A rollback that fails leaves the error that caused it to be raised; the server learns of it from the log. */
+  private async rollBack(runner: QueryRunner, why: string): Promise<void> {
+    try {
+      await runner.rollbackTransaction();
+    } catch (error) {
+      this.logger.warn(`Rolling back a unit of work, after ${why}, failed too: ${describeFailure(error)}`);
     }
   }
 }
