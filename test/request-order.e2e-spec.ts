@@ -57,6 +57,14 @@ const HOOK_STEPS: Record<string, string> = {
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
+/** A hook that records its step, then runs as it would. */
+function traced(step: string, hook: Method): Method {
+  return function (this: unknown, ...args: unknown[]) {
+    record(step);
+    return hook.apply(this, args);
+  };
+}
+
 /**
  * Wraps every request hook and content-type parser the service adds to its
  * Fastify instance, from its creation on; each is added with the `this` it
@@ -66,15 +74,22 @@ function traceFastify(fastify: FastifyInstance): void {
   const target = fastify as unknown as { addHook: Method; addContentTypeParser: Method };
   const { addHook, addContentTypeParser } = target;
   target.addHook = function (name, hook) {
+    // A route's own hooks, which an onRoute hook may add, are traced once it has run.
+    if (name === 'onRoute') {
+      return addHook.call(this, name, function (this: unknown, route: Record<string, unknown>) {
+        (hook as Method).call(this, route);
+        for (const hookName of Object.keys(HOOK_STEPS)) {
+          const own = route[hookName];
+          if (own !== undefined) route[hookName] = (Array.isArray(own) ? own : [own]).map((ownHook: Method) => traced(HOOK_STEPS[hookName], ownHook));
+        }
+      });
+    }
     const step = HOOK_STEPS[name as string];
-    if (step === undefined) return addHook.call(this, name, hook);
-    return addHook.call(this, name, function (this: unknown, ...args: unknown[]) {
-      record(step);
-      return (hook as Method).apply(this, args);
-    });
+    return addHook.call(this, name, step === undefined ? hook : traced(step, hook as Method));
   };
   target.addContentTypeParser = function (...args) {
     const parser = args.pop() as Method;
+    // Three parameters, as the parser has: Fastify reads a parser of two as one that returns a promise.
     return addContentTypeParser.call(this, ...args, function (this: unknown, request: unknown, payload: unknown, done: unknown) {
       record("Fastify's content-type parser");
       return parser.call(this, request, payload, done);
@@ -86,12 +101,12 @@ describeOnStore('the way of a request', () => {
   let testApp: TestApp;
 
   beforeAll(async () => {
-    const traced = new WeakSet<object>();
+    const seen = new WeakSet<object>();
     const getInstance = FastifyAdapter.prototype.getInstance;
     jest.spyOn(FastifyAdapter.prototype, 'getInstance').mockImplementation(function (this: FastifyAdapter) {
       const fastify = getInstance.call(this) as FastifyInstance;
-      if (!traced.has(fastify)) {
-        traced.add(fastify);
+      if (!seen.has(fastify)) {
+        seen.add(fastify);
         traceFastify(fastify);
       }
       return fastify as never;
