@@ -155,6 +155,8 @@ export function inputErrorResponses(operation: Operation): Record<string, Respon
       String(status),
       {
         description: ERROR_RESPONSES[status].description,
+        // Where @ApiResponse puts them: the document adds the rate-limit headers to every response.
+        headers: {},
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: errorBody(...ERROR_RESPONSES[status].example) } },
       },
     ]),
