@@ -2,12 +2,10 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { AccessGuard } from './auth/http/access.guard';
-import { AuthenticationGuard } from './auth/http/authentication.guard';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { ErrorsModule } from './errors/errors.module';
-import { DeprecationGuard } from './http/deprecation';
 import { HttpModule } from './http/http.module';
 import { OpsModule } from './ops/ops.module';
 import { PetsModule } from './pets/pets.module';
@@ -22,11 +20,9 @@ export class AppModule {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, PetsModule],
       providers: [
-        // Global guards run in the order listed, for every route: a deprecated route's headers (refusing
-        // nothing), who calls (refusing nothing), the rate limits counting the request against that caller,
-        // then a route that is not @Public() needs a key with the route's scope.
-        { provide: APP_GUARD, useExisting: DeprecationGuard },
-        { provide: APP_GUARD, useExisting: AuthenticationGuard },
+        AccessGuard,
+        // Global guards run in the order listed, for every route: the rate limits count the request against its
+        // caller (429), then a route that is not @Public() needs a key with the route's scope (401, 403).
         { provide: APP_GUARD, useExisting: PlanThrottlerGuard },
         { provide: APP_GUARD, useExisting: AccessGuard },
       ],

@@ -6,6 +6,7 @@ import { Pet } from '../src/pets/domain/pet';
 import { PetPageQuery, PetRepository, ReadFreshness } from '../src/pets/domain/pet.repository';
 import { TypeOrmPetRepository } from '../src/pets/infrastructure/typeorm-pet.repository';
 import { fingerprintOf } from '../src/idempotency/domain/idempotency-key';
+import { StrictValidationPipe } from '../src/http/validation';
 import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { settlesWithin } from './support/settles-within';
@@ -106,13 +107,32 @@ describeOnStore('Idempotency-Key on POST /v1/pets', () => {
     expect(await countRows('pets')).toBe(pets);
   });
 
-  it('judges the body before the key: a used key with an invalid body is 400 validation_failed, and the stored answer stays', async () => {
+  it('answers a known key before the body is validated: another body, invalid or not, is 422, and the stored answer stays', async () => {
     const key = freshKey();
     const first = await create({ name: 'Rex', categoryId: 3 }, key);
-    expectErrorBody(await create({ name: 'Rex' }, key), 400, 'validation_failed');
+    expectErrorBody(await create({ name: 'Rex' }, key), 422, 'idempotency_key_reused');
     const retry = await create({ name: 'Rex', categoryId: 3 }, key);
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(retry.body).toEqual(first.body);
+  });
+
+  it('validates a body once: a fresh key runs the pipe on it, a replay does not', async () => {
+    const transform = jest.spyOn(testApp.app.get(StrictValidationPipe), 'transform');
+    try {
+      const key = freshKey();
+      expect((await create({ name: 'Rex', categoryId: 3 }, key)).status).toBe(201);
+      expect(transform.mock.calls.filter(([, metadata]) => metadata.type === 'body')).toHaveLength(1);
+      transform.mockClear();
+      expect((await create({ name: 'Rex', categoryId: 3 }, key)).headers['idempotent-replayed']).toBe('true');
+      expect(transform).not.toHaveBeenCalled();
+      // A fresh key's invalid body is refused by the pipe, once, and leaves the key unused.
+      const other = freshKey();
+      expectErrorBody(await create({ name: 'Rex' }, other), 400, 'validation_failed');
+      expect(transform.mock.calls.filter(([, metadata]) => metadata.type === 'body')).toHaveLength(1);
+      expect((await create({ name: 'Rex', categoryId: 3 }, other)).status).toBe(201);
+    } finally {
+      transform.mockRestore();
+    }
   });
 
   it('honours a claim the previous release committed on its own: 409 until its lease passes, then the key is free', async () => {

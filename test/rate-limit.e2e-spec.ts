@@ -72,11 +72,6 @@ describeOnStore('rate limits', () => {
     expectRateHeaders(await client.get('/v1/pets'), { limit: 3, remaining: 2, reset: Math.ceil((clock.now() + MINUTE) / 1000) });
   });
 
-  it('declares on every request the caller and the two fields its guard keeps there, so requests keep one shape', async () => {
-    const fastify = (await setUp()).testApp.app.getHttpAdapter().getInstance();
-    expect(['caller', 'rateLimitWindows', 'deferredCharge'].filter((name) => !fastify.hasRequestDecorator(name))).toEqual([]);
-  });
-
   it('keeps keys apart', async () => {
     const { keyClient } = await setUp({ RATE_LIMIT_PLANS: '{"free":{"perMinute":2,"perDay":100}}' });
     const first = await keyClient({ plan: 'free' });

@@ -12,7 +12,7 @@ const DAY = 86_400_000;
 /** A route as the team would add one with a tighter minute of its own. */
 @Controller({ path: 'scarce-things', version: '1' })
 class ScarceThingsController {
-  @Throttle({ minute: { limit: 2, ttl: 60_000 } })
+  @Throttle({ default: { limit: 2, ttl: 60_000 } })
   @Get()
   listScarceThings(): string[] {
     return [];
@@ -203,10 +203,10 @@ describeOnStore('IETF RateLimit-Policy and RateLimit fields', () => {
     const client = await keyClient(5, 100);
     const response = await client.get('/v1/scarce-things');
     expect(response.status).toBe(200);
-    expect(response.headers['ratelimit-policy']).toBe('"minute@listScarceThings";q=2;w=60, "day";q=100;w=86400');
-    expect(response.headers['ratelimit']).toBe('"minute@listScarceThings";r=1;t=60, "day";r=99;t=86400');
+    expect(response.headers['ratelimit-policy']).toBe('"minute@listScarceThings";q=2;w=60');
+    expect(response.headers['ratelimit']).toBe('"minute@listScarceThings";r=1;t=60');
     expectConsistent(response, clock.now());
-    // The route's bucket is its own: the plan's minute is untouched.
-    expect((await client.get('/v1/pets')).headers['ratelimit']).toBe('"minute";r=4;t=60, "day";r=98;t=86400');
+    // The route's bucket is its own: the plan's windows are untouched.
+    expect((await client.get('/v1/pets')).headers['ratelimit']).toBe('"minute";r=4;t=60, "day";r=99;t=86400');
   });
 });

@@ -18,7 +18,7 @@ class ThingsController {
     return [];
   }
 
-  @Throttle({ minute: { limit: 2, ttl: 60_000 } })
+  @Throttle({ default: { limit: 2, ttl: 60_000 } })
   @Get('scarce')
   scarce(): string[] {
     return [];
@@ -67,7 +67,7 @@ describeOnStore('@nestjs/throttler decorators on new routes', () => {
     }
   });
 
-  it('limits a @Throttle({ minute: { limit: 2 } }) route at 2 per minute, in a bucket of its own', async () => {
+  it('limits a @Throttle({ default: { limit: 2, ttl: 60_000 } }) route at 2 per minute, in a bucket of its own', async () => {
     const { secret } = await testApp.createKey({ plan: 'free' });
     const fresh = testApp.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
     expect(limitHeaders(await fresh.get('/v1/things/scarce'))).toEqual({ limit: '2', remaining: '1' });
@@ -75,7 +75,7 @@ describeOnStore('@nestjs/throttler decorators on new routes', () => {
     const refused = await fresh.get('/v1/things/scarce');
     expectErrorBody(refused, 429, 'rate_limited');
     expect(refused.headers['retry-after']).toBe('60');
-    // The route's minute is a bucket of its own: the plan's minute across the API is still untouched.
+    // The route's minute is a bucket of its own: the plan's windows across the API are still untouched.
     expect(limitHeaders(await fresh.get('/v1/things'))).toEqual({ limit: '5', remaining: '4' });
   });
 });

@@ -1,22 +1,24 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
+import { CallerLookup } from '../http/caller-lookup';
 import { ApiKeyAuthenticator } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { AuthenticationService } from './application/authentication.service';
 import { KeyUsageRecorder } from './application/key-usage-recorder';
 import { PlanTable } from './application/plan-table';
 import { ApiKeyRepository } from './domain/api-key.repository';
-import { AccessGuard } from './http/access.guard';
-import { AuthenticationGuard } from './http/authentication.guard';
+import { BearerCallerLookup } from './http/bearer-caller-lookup';
 import { AccountOrmEntity } from './infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from './infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.repository';
 
 /**
- * API keys and bearer authentication. Its two guards are exported, not
- * registered here: AppModule orders the global guards (authentication, rate limits, access).
+ * API keys and bearer authentication. It binds the request's CallerLookup,
+ * global so the rate limits ask it without knowing auth. Its AccessGuard is
+ * provided by AppModule, which orders the global guards.
  */
+@Global()
 @Module({
   imports: [TypeOrmModule.forFeature([AccountOrmEntity, ApiKeyOrmEntity])],
   providers: [
@@ -25,10 +27,10 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
     ApiKeyAuthenticator,
     AuthenticationService,
     KeyUsageRecorder,
-    AuthenticationGuard,
-    AccessGuard,
+    BearerCallerLookup,
+    { provide: CallerLookup, useExisting: BearerCallerLookup },
     { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
   ],
-  exports: [ApiKeysService, AuthenticationGuard, AccessGuard],
+  exports: [ApiKeysService, CallerLookup],
 })
 export class AuthModule {}

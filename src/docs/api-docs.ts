@@ -1,9 +1,9 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, ReferenceObject, ResponseObject, ResponsesObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/app-config';
 import { declaredErrorCodes } from '../errors/error-code';
 import { takeRouteDocs } from '../http/route-docs';
-import { ETAG_HEADER_COMPONENT, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS } from './api-standard-responses';
+import { ETAG_HEADER_COMPONENT, inputErrorResponses, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS } from './api-standard-responses';
 
 /** The interface version (the specification's), not the package's. */
 export const API_VERSION = '1.0.0';
@@ -73,6 +73,7 @@ function completeResponses(document: OpenAPIObject): void {
   for (const item of Object.values(document.paths)) {
     for (const operation of [item.get, item.put, item.post, item.patch, item.delete]) {
       if (!operation) continue;
+      operation.responses = byStatus({ ...operation.responses, ...inputErrorResponses(operation) });
       const docs = takeRouteDocs(operation);
       if (docs.some(({ deprecated }) => deprecated)) operation.deprecated = true;
       const successHeaders = Object.assign({}, ...docs.map(({ successHeaders }) => successHeaders));
@@ -83,6 +84,11 @@ function completeResponses(document: OpenAPIObject): void {
       }
     }
   }
+}
+
+/** Responses in the order of their status codes, as a reader looks them up. */
+function byStatus(responses: ResponsesObject): ResponsesObject {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /**

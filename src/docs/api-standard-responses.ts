@@ -1,9 +1,8 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import type { HeadersObject } from '@nestjs/swagger';
+import type { HeadersObject, OpenAPIObject, ResponseObject } from '@nestjs/swagger';
 import { errorBody } from '../errors/error-code';
 import { ErrorResponse } from '../errors/error.response';
-import { routeParamsOf, RouteParamtypes } from '../http/route-params';
 
 /**
  * Sent on every response under /v1, errors included: the X- trio for the window
@@ -118,17 +117,15 @@ export interface OwnError {
 
 /**
  * An operation's success and its own errors, with the errors of the way in
- * that every operation can meet: 401, 429 and 500, a 400 when it takes a
- * body, query or path parameter, and 413 and 415 when it takes a body. The
- * route decorators document what they add themselves, and the document puts
- * the rate-limit headers on every response (docs/api-docs.ts).
+ * that every operation can meet: 401, 429 and 500. Those of its inputs (400,
+ * 413, 415) are added where the document is built, from the parameters and
+ * body it lists (inputErrorResponses). The route decorators document what
+ * they add themselves, and the document puts the rate-limit headers on every
+ * response (docs/api-docs.ts).
  */
 export function ApiStandardResponses({ success, errors = [] }: StandardResponses): MethodDecorator {
+  const statuses: ErrorStatus[] = [401, 429, 500];
   return (target, key, descriptor) => {
-    const inputs = new Set(routeParamsOf(target.constructor as Type, key).map(({ kind }) => kind));
-    const takesInput = [RouteParamtypes.BODY, RouteParamtypes.QUERY, RouteParamtypes.PARAM].some((kind) => inputs.has(kind));
-    const takesBody = inputs.has(RouteParamtypes.BODY);
-    const statuses: ErrorStatus[] = [...(takesInput ? [400 as const] : []), 401, 429, 500, ...(takesBody ? [413 as const, 415 as const] : [])];
     applyDecorators(
       ApiResponse({ status: success.status, description: success.description, type: success.type, headers: success.headers }),
       ...statuses.map((status) =>
@@ -144,4 +141,24 @@ export function ApiStandardResponses({ success, errors = [] }: StandardResponses
       ...errors.map(({ status, code, when }) => ApiResponse({ status, description: `\`${code}\`: ${when}`, example: errorBody(code), type: ErrorResponse })),
     )(target, key, descriptor);
   };
+}
+
+type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
+
+/** The errors of an operation's inputs: 400 when it takes a body, a query or a path parameter, and 413 and 415 when it takes a body. */
+export function inputErrorResponses(operation: Operation): Record<string, ResponseObject> {
+  const takesBody = operation.requestBody !== undefined;
+  const takesInput = takesBody || (operation.parameters ?? []).some((parameter) => 'in' in parameter && (parameter.in === 'query' || parameter.in === 'path'));
+  const statuses: ErrorStatus[] = [...(takesInput ? [400 as const] : []), ...(takesBody ? [413 as const, 415 as const] : [])];
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      {
+        description: ERROR_RESPONSES[status].description,
+        // Where @ApiResponse puts them: the document adds the rate-limit headers to every response.
+        headers: {},
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: errorBody(...ERROR_RESPONSES[status].example) } },
+      },
+    ]),
+  );
 }

@@ -25,7 +25,7 @@ export interface AnonymousCaller {
 }
 
 /**
- * Who sends a request, found once by the authentication step (auth's
- * AuthenticationGuard, the first global guard) and read as data by every step after it.
+ * Who sends a request, looked up once (CallerLookup, bound by auth) and read
+ * as data by every step after the first ask.
  */
 export type Caller = KeyCaller | AnonymousCaller;

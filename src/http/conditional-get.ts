@@ -65,14 +65,14 @@ interface Representation {
 
 function representationOf(request: FastifyRequest, reply: FastifyReply, body: unknown): Representation {
   const json = JSON.stringify(body);
-  const link = reply.getHeader('link');
+  const link = reply.getHeader('Link');
   const tag = entityTagOf(json, Array.isArray(link) ? link.join(', ') : String(link ?? ''));
   return { json, tag, notModified: noneMatchHolds(request.headers['if-none-match'], tag) };
 }
 
 /** The JSON with its tag, or nothing (a 304) when the client holds it already. */
 function answer(reply: FastifyReply, { json, tag, notModified }: Representation): string | undefined {
-  reply.header('etag', tag);
+  reply.header('ETag', tag);
   if (notModified) {
     reply.code(304);
     return undefined;

@@ -1,9 +1,8 @@
-import { applyDecorators, type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppConfig } from '../config/app-config';
+import { applyDecorators } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
 import { requestOrigin } from './request-origin';
 import { DocumentRoute } from './route-docs';
-import { RouteReflector } from './route-reflector';
 
 /** What a deprecated route tells its callers on every answer. */
 export interface Deprecation {
@@ -22,7 +21,10 @@ interface DeprecationHeaders {
   readonly successor: string;
 }
 
-const DEPRECATED = 'animal-store:deprecated';
+/** A deprecated route's Fastify route config, which Fastify hands to each of its requests. */
+interface DeprecatedRouteConfig {
+  readonly deprecation?: DeprecationHeaders;
+}
 
 /** The Sunset header's value: an IMF-fixdate, as HTTP dates are sent. */
 export function sunsetDate(deprecation: Pick<Deprecation, 'sunset'>): string {
@@ -42,7 +44,7 @@ export const Deprecated = (deprecation: Deprecation): MethodDecorator => {
     successor: deprecation.successor,
   };
   return applyDecorators(
-    SetMetadata(DEPRECATED, headers),
+    RouteConfig({ deprecation: headers } satisfies DeprecatedRouteConfig),
     DocumentRoute('deprecated', {
       deprecated: true,
       everyResponseHeaders: {
@@ -67,29 +69,21 @@ export const Deprecated = (deprecation: Deprecation): MethodDecorator => {
 };
 
 /**
- * The first global guard, which refuses nothing: a @Deprecated() route's
- * headers go on before any guard can refuse the request, as the guards'
- * refusals are answers of the route too and nothing but the exception filter
- * runs after them.
+ * Writes a @Deprecated() route's headers in Fastify's onRequest hook, the
+ * first step of the route's every request, so that every answer carries them:
+ * a guard's refusal, a refused body and the exception filter's answers
+ * included. The route's own declaration reaches the hook as its Fastify route
+ * config (docs/adr/0034).
  */
-@Injectable()
-export class DeprecationGuard implements CanActivate {
-  constructor(
-    private readonly reflector: RouteReflector,
-    private readonly config: AppConfig,
-  ) {}
-
-  canActivate(context: ExecutionContext): boolean {
-    const headers = this.reflector.get(DEPRECATED, context.getHandler()) as DeprecationHeaders | undefined;
-    if (!headers) return true;
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    // Names lower-cased, as Fastify sends them: setting one then costs no toLowerCase.
-    http
-      .getResponse<FastifyReply>()
-      .header('deprecation', headers.deprecation)
-      .header('sunset', headers.sunset)
-      .header('link', `<${requestOrigin(request.raw, this.config.trustProxy)}${headers.successor}>; rel="successor-version"`);
-    return true;
-  }
+export function registerDeprecationHeaders(fastify: FastifyInstance, trustProxy: boolean): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const headers = (request.routeOptions.config as DeprecatedRouteConfig).deprecation;
+    if (headers) {
+      reply
+        .header('Deprecation', headers.deprecation)
+        .header('Sunset', headers.sunset)
+        .header('Link', `<${requestOrigin(request.raw, trustProxy)}${headers.successor}>; rel="successor-version"`);
+    }
+    done();
+  });
 }

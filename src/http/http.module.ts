@@ -1,29 +1,32 @@
-import { Global, Module, type OnModuleInit } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { APP_PIPE, HttpAdapterHost } from '@nestjs/core';
-import { DeprecationGuard } from './deprecation';
-import { declareRequestFields } from './request-context';
-import { RouteAccess } from './route-access';
-import { RouteReflector } from './route-reflector';
+import type { FastifyInstance } from 'fastify';
+import { AppConfig } from '../config/app-config';
+import { registerDeprecationHeaders } from './deprecation';
+import { REQUEST_STATE_FIELD } from './request-context';
 import { UnknownRouteController } from './unknown-route.controller';
-import { BodyValidation, StrictValidationPipe } from './validation';
+import { StrictValidationPipe } from './validation';
 
 /**
- * What every module's routes share: one RouteReflector (a route's metadata
- * read once), who a route lets in, the deprecation headers, the one
- * validation pipe, and the catch-all that answers an address no route has.
- * Global, so any module's guards and interceptors can ask.
- * It declares the request's caller, which the authentication guard sets.
+ * What every module's routes share: the request's state (declared on every
+ * request), the one validation pipe, the deprecation headers of @Deprecated()
+ * routes, and the catch-all that answers an address no route has.
  */
-@Global()
 @Module({
   controllers: [UnknownRouteController],
-  providers: [RouteReflector, RouteAccess, DeprecationGuard, StrictValidationPipe, BodyValidation, { provide: APP_PIPE, useExisting: StrictValidationPipe }],
-  exports: [RouteReflector, RouteAccess, DeprecationGuard, BodyValidation],
+  providers: [StrictValidationPipe, { provide: APP_PIPE, useExisting: StrictValidationPipe }],
 })
 export class HttpModule implements OnModuleInit {
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly config: AppConfig,
+  ) {}
 
+  /** Fastify builds each route's hooks when it gets ready, after this, so the hook reaches every route; without an HTTP server (the keys command) there is nothing to do. */
   onModuleInit(): void {
-    declareRequestFields(this.adapterHost, 'caller');
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    if (!fastify) return;
+    fastify.decorateRequest(REQUEST_STATE_FIELD, null);
+    registerDeprecationHeaders(fastify, this.config.trustProxy);
   }
 }

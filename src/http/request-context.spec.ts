@@ -1,38 +1,44 @@
-import type { HttpAdapterHost } from '@nestjs/core';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Caller } from './caller';
-import { callerOf, declareRequestFields, setCaller } from './request-context';
+import { CallerLookup } from './caller-lookup';
+import { callerOf, requestState } from './request-context';
 
-const hostOf = (fastify: FastifyInstance | undefined) => ({ httpAdapter: fastify && { getInstance: () => fastify } }) as unknown as HttpAdapterHost;
+class CountingLookup extends CallerLookup {
+  readonly asked: FastifyRequest[] = [];
 
-describe('request context', () => {
-  const caller: Caller = { kind: 'anonymous', address: '127.0.0.1', limits: { perMinute: 10, perDay: 100 } };
+  protected async identify(request: FastifyRequest): Promise<Caller> {
+    this.asked.push(request);
+    return { kind: 'anonymous', address: request.ip, limits: { perMinute: 10, perDay: 100 } };
+  }
+}
 
-  it('declares the field on every request from its start, empty, as an own field of the request', async () => {
-    const fastify = Fastify();
-    declareRequestFields(hostOf(fastify), 'caller');
-    fastify.get('/', async (request) => ({ own: Object.hasOwn(request, 'caller'), value: request.caller }));
-    const answers = await Promise.all([1, 2].map(() => fastify.inject({ method: 'GET', url: '/' })));
-    expect(answers.map((answer) => answer.json())).toEqual([
-      { own: true, value: null },
-      { own: true, value: null },
-    ]);
-    await fastify.close();
+const requestFrom = (ip: string) => ({ ip }) as FastifyRequest;
+
+describe('request state', () => {
+  it('is one object per request, empty at first', () => {
+    const [request, other] = [requestFrom('10.0.0.1'), requestFrom('10.0.0.2')];
+    expect(requestState(request)).toEqual({});
+    requestState(request).deferredCharge = async () => undefined;
+    expect(requestState(request)).toBe(requestState(request));
+    expect(requestState(other).deferredCharge).toBeUndefined();
   });
 
-  it('declares nothing, and does not fail, for a module compiled without an HTTP server', () => {
-    expect(() => declareRequestFields(hostOf(undefined), 'caller')).not.toThrow();
+  it('refuses to name a caller before the lookup resolved', () => {
+    expect(() => callerOf(requestFrom('10.0.0.1'))).toThrow('callerOf() asked before the caller was looked up');
   });
+});
 
-  it('refuses to name a caller before the authentication step set one, declared or not', () => {
-    expect(() => callerOf({ caller: null } as FastifyRequest)).toThrow('callerOf() asked before the authentication guard ran');
-    expect(() => callerOf({} as FastifyRequest)).toThrow('callerOf() asked before the authentication guard ran');
-  });
-
-  it('answers the caller the authentication step set on the request, and only on that request', () => {
-    const [request, other] = [{ caller: null } as FastifyRequest, { caller: null } as FastifyRequest];
-    setCaller(request, caller);
-    expect(callerOf(request)).toBe(caller);
+describe('CallerLookup', () => {
+  it('looks a request up once, however often and however soon it is asked, and keeps the caller on that request alone', async () => {
+    const lookup = new CountingLookup();
+    const [request, other] = [requestFrom('10.0.0.1'), requestFrom('10.0.0.2')];
+    const [first, second] = await Promise.all([lookup.find(request), lookup.find(request)]);
+    expect(first).toBe(second);
+    expect(await lookup.find(request)).toBe(first);
+    expect(lookup.asked).toEqual([request]);
+    expect(callerOf(request)).toBe(first);
     expect(() => callerOf(other)).toThrow();
+    expect((await lookup.find(other)) as { address: string }).toMatchObject({ address: '10.0.0.2' });
+    expect(lookup.asked).toEqual([request, other]);
   });
 });

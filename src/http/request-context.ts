@@ -1,35 +1,40 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Caller, KeyCaller } from './caller';
+
+/**
+ * What the steps of a request learn about it and leave for the steps after
+ * them: the one typed place for request state. Each field names the step that
+ * fills it in.
+ */
+export class RequestState {
+  /** The caller's lookup, started by the first ask (CallerLookup). */
+  identifying: Promise<Caller> | undefined = undefined;
+  /** The caller, once the lookup resolved. */
+  caller: Caller | undefined = undefined;
+  /** A count the rate limits put off for a possible 304, paid when the @ConditionalGet() route tells how it answered (ConditionalAnswers). */
+  deferredCharge: (() => Promise<void>) | undefined = undefined;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set once per request by the authentication guard; read it through callerOf(), which refuses to answer before then. */
-    caller: Caller | null;
+    /** Read and written through requestState(); declared once by HttpModule, so every request keeps one shape. */
+    state: RequestState | null;
   }
 }
 
-/**
- * Gives every request these fields from its start, empty, through Fastify's
- * decorateRequest, so that requests keep one shape however many steps fill
- * them in. A module calls it for the fields it keeps on requests; without an
- * HTTP server (a module compiled alone) there is nothing to declare.
- */
-export function declareRequestFields(adapterHost: HttpAdapterHost, ...names: (keyof FastifyRequest)[]): void {
-  const fastify = adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-  for (const name of names) fastify?.decorateRequest(name, null);
+/** The name HttpModule declares on every request, empty. */
+export const REQUEST_STATE_FIELD = 'state';
+
+/** The request's state, empty at its first ask. */
+export function requestState(request: FastifyRequest): RequestState {
+  return (request.state ??= new RequestState());
 }
 
-/** Called once per request, by the authentication step. */
-export function setCaller(request: FastifyRequest, caller: Caller): void {
-  request.caller = caller;
-}
-
-/** The caller of a request; every step after authentication may ask. */
+/** The caller of a request; every step after the guards may ask. */
 export function callerOf(request: FastifyRequest): Caller {
-  const caller = request.caller;
-  if (!caller) throw new Error('callerOf() asked before the authentication guard ran');
+  const caller = request.state?.caller;
+  if (!caller) throw new Error('callerOf() asked before the caller was looked up');
   return caller;
 }
 

@@ -1,9 +1,7 @@
-import { ArgumentMetadata, type ExecutionContext, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
 import { InvalidInputError } from '../errors/domain-error';
 import { RefusedBody } from './json-body';
-import { bodyTypeOf } from './route-params';
 
 /** 2^53 - 1: the largest integer every JSON client reads exactly. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -145,23 +143,6 @@ export class StrictValidationPipe extends ValidationPipe {
    */
   protected override transformPrimitive(value: unknown): unknown {
     return value;
-  }
-}
-
-/**
- * The body of a route, judged by the global pipe ahead of the pipes' turn:
- * for a step that runs before them (an interceptor) and must answer a body
- * the pipe refuses as the pipe would.
- */
-@Injectable()
-export class BodyValidation {
-  constructor(private readonly pipe: StrictValidationPipe) {}
-
-  /** Rejects with the pipe's refusal of the request's body; resolves when it passes, or when the route takes no @Body(). */
-  async check(context: ExecutionContext): Promise<void> {
-    const metatype = bodyTypeOf(context.getClass(), context.getHandler().name);
-    if (metatype === undefined) return;
-    await this.pipe.transform(context.switchToHttp().getRequest<FastifyRequest>().body, { type: 'body', metatype });
   }
 }
 

@@ -1,11 +1,10 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import { DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { TypeOrmUnitOfWork } from '../database/typeorm-unit-of-work';
 import { IS_PUBLIC } from '../http/public.decorator';
 import { declaredRoutes, RouteDeclarationError } from '../http/route-declarations';
-import { RouteReflector } from '../http/route-reflector';
 import { IdempotencyService } from './application/idempotency.service';
 import { IdempotencyRecordStore } from './domain/idempotency-record.store';
 import { IDEMPOTENT } from './http/idempotent.decorator';
@@ -30,7 +29,7 @@ import { SqliteIdempotencyRecordStore } from './infrastructure/sqlite-idempotenc
 export class IdempotencyModule implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
-    private readonly reflector: RouteReflector,
+    private readonly reflector: Reflector,
   ) {}
 
   /** An Idempotency-Key is kept per API key: an @Idempotent() route that takes callers without one could not keep it. */

@@ -1,13 +1,12 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
-import { callerOf, declareRequestFields } from '../http/request-context';
-import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
-import { PLAN_WINDOWS, RateLimiter } from './application/rate-limiter';
-import { RateLimitStore } from './domain/rate-limit-store';
+import { CallerLookup } from '../http/caller-lookup';
 import { ConditionalAnswers } from '../http/conditional-answers';
+import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
+import { MINUTE_MS, RateLimiter } from './application/rate-limiter';
+import { RateLimitStore } from './domain/rate-limit-store';
 import { DeferredCharges } from './http/deferred-charges';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
 import { RateLimitController } from './http/rate-limit.controller';
@@ -41,12 +40,13 @@ class RateLimitCountersModule implements OnApplicationShutdown {
 }
 
 /**
- * Plan-aware rate limits on @nestjs/throttler: two named throttlers whose
- * limit is the caller's (its plan's, or the anonymous limits), our limiter as
- * the storage; PlanThrottlerGuard, which AppModule registers as a global
- * guard; the counts it puts off for a possible 304, which @ConditionalGet()
- * routes settle (ConditionalAnswers, hence global); and `GET /v1/rate_limit`,
- * the caller's quota. It declares the two fields its guard keeps on a request.
+ * Plan-aware rate limits on @nestjs/throttler: one throttler, `default`, a
+ * minute long, whose limit is the caller's per-minute quota (its plan's, or
+ * the anonymous limits), and our limiter as the storage, which judges the
+ * plan's day in the same step; PlanThrottlerGuard, which AppModule registers
+ * as a global guard; the counts it puts off for a possible 304, which
+ * @ConditionalGet() routes settle (ConditionalAnswers, hence global); and
+ * `GET /v1/rate_limit`, the caller's quota.
  */
 @Global()
 @Module({
@@ -54,13 +54,15 @@ class RateLimitCountersModule implements OnApplicationShutdown {
     RateLimitCountersModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitCountersModule],
-      inject: [RateLimiter],
-      useFactory: (limiter: RateLimiter): ThrottlerModuleOptions => ({
-        throttlers: PLAN_WINDOWS.map(({ name, durationMs, limitOf }) => ({
-          name,
-          ttl: durationMs,
-          limit: (context) => limitOf(callerOf(context.switchToHttp().getRequest<FastifyRequest>()).limits),
-        })),
+      inject: [RateLimiter, CallerLookup],
+      useFactory: (limiter: RateLimiter, callers: CallerLookup): ThrottlerModuleOptions => ({
+        throttlers: [
+          {
+            name: 'default',
+            ttl: MINUTE_MS,
+            limit: async (context) => (await callers.find(context.switchToHttp().getRequest<FastifyRequest>())).limits.perMinute,
+          },
+        ],
         storage: limiter,
         setHeaders: false,
       }),
@@ -70,10 +72,4 @@ class RateLimitCountersModule implements OnApplicationShutdown {
   providers: [PlanThrottlerGuard, DeferredCharges, { provide: ConditionalAnswers, useExisting: DeferredCharges }],
   exports: [PlanThrottlerGuard, ConditionalAnswers],
 })
-export class RateLimitModule implements OnModuleInit {
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
-
-  onModuleInit(): void {
-    declareRequestFields(this.adapterHost, 'rateLimitWindows', 'deferredCharge');
-  }
-}
+export class RateLimitModule {}

@@ -81,6 +81,11 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       ],
     ],
     [
+      'a domain that imports the request kernel, the caller included',
+      { 'src/auth/domain/plan.ts': "import type { Caller } from '../../http/caller';\nexport type C = Caller;\n" },
+      ['domain-imports-only-its-own-domain: src/auth/domain/plan.ts -> src/http/caller.ts'],
+    ],
+    [
       'an application service that takes a Fastify request',
       { 'src/pets/application/bad.ts': "import type { FastifyRequest } from 'fastify';\nexport type R = FastifyRequest;\n" },
       ['application-imports-no-transport: src/pets/application/bad.ts -> node_modules/fastify/fastify.js'],

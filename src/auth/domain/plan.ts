@@ -1,7 +1,8 @@
-import type { PlanLimits } from '../../http/caller';
-
-/** A plan's numbers are the limits every caller carries (the one type, declared with the caller). */
-export type { PlanLimits };
+/** The requests a plan allows per window; the caller a key names carries its account's. */
+export interface PlanLimits {
+  readonly perMinute: number;
+  readonly perDay: number;
+}
 
 export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const;
 

@@ -1,8 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callerOf } from '../../http/request-context';
-import { RouteAccess } from '../../http/route-access';
+import type { Caller } from '../../http/caller';
+import { CallerLookup } from '../../http/caller-lookup';
+import { ConditionalAnswers } from '../../http/conditional-answers';
+import { IS_PUBLIC } from '../../http/public.decorator';
 import { InsufficientScopeError, UnauthorizedError } from '../domain/api-key.errors';
+import { REQUIRED_SCOPE } from './require-scope.decorator';
 
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"';
 
@@ -10,22 +14,36 @@ export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"';
  * The last global guard: a route needs an active API key unless it is marked
  * @Public(), and a key with the scope the route requires (@RequireScope()).
  * The 401 never says why a key was refused; the 403 names the missing scope
- * (RFC 6750 section 3.1).
+ * (RFC 6750 section 3.1). A refusal is no 304, so a count the rate limits put
+ * off for one is paid first (ConditionalAnswers), and may turn it into a 429.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
-  constructor(private readonly access: RouteAccess) {}
+  constructor(
+    private readonly callers: CallerLookup,
+    private readonly reflector: Reflector,
+    private readonly answers: ConditionalAnswers,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
-    const refusal = this.access.refusalOf(callerOf(http.getRequest<FastifyRequest>()), context);
-    if (refusal === undefined) return true;
+    const caller = await this.callers.find(http.getRequest<FastifyRequest>());
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
+    if (isLetIn(caller, scope)) return true;
+    await this.answers.settle(http.getRequest<FastifyRequest>(), false);
     const reply = http.getResponse<FastifyReply>();
-    if (refusal.reason === 'key-required') {
-      reply.header('www-authenticate', WWW_AUTHENTICATE);
+    if (caller.kind === 'anonymous') {
+      reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
       throw new UnauthorizedError();
     }
-    reply.header('www-authenticate', `${WWW_AUTHENTICATE}, error="insufficient_scope", scope="${refusal.scope}"`);
-    throw new InsufficientScopeError(refusal.scope);
+    reply.header('WWW-Authenticate', `${WWW_AUTHENTICATE}, error="insufficient_scope", scope="${scope}"`);
+    throw new InsufficientScopeError(scope as string);
   }
+}
+
+/** A key, holding the route's scope if it requires one. */
+function isLetIn(caller: Caller, scope: string | undefined): boolean {
+  return caller.kind === 'key' && (scope === undefined || caller.scopes.includes(scope));
 }

@@ -2,9 +2,11 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiResponse } from '@nestjs/swagger';
 import { errorBody } from '../../errors/error-code';
 import { ErrorResponse } from '../../errors/error.response';
-import { REQUIRED_SCOPE } from '../../http/route-access';
 import { INSUFFICIENT_SCOPE } from '../domain/api-key.errors';
 import type { Scope } from '../domain/scope';
+
+/** The scope a route requires of a key, read by AccessGuard. */
+export const REQUIRED_SCOPE = 'animal-store:required-scope';
 
 /**
  * The scope a key needs for this operation, one its module declared with

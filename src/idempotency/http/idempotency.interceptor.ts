@@ -2,28 +2,29 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import type { KeyCaller } from '../../http/caller';
+import { RefusedBody } from '../../http/json-body';
 import { callerOf } from '../../http/request-context';
-import { BodyValidation } from '../../http/validation';
 import { IdempotencyService } from '../application/idempotency.service';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../domain/idempotency.errors';
 
 /**
  * Runs an @Idempotent() route's handler at most once per (API key,
- * Idempotency-Key): the first request claims the key and runs the handler,
- * its pipes included, in a unit of work that also stores its answer; a retry
- * with the same body gets that answer again, marked `Idempotent-Replayed:
- * true`. Without the header the handler just runs.
+ * Idempotency-Key). It runs before the pipes: a key already known is answered
+ * from what it holds (the stored answer, marked `Idempotent-Replayed: true`;
+ * 409 while its first request runs; 422 for another body), without
+ * validating the body again, as the stored one was valid. A fresh key is
+ * claimed, and the rest of the request, the validation pipe included, runs
+ * in the unit of work that stores its answer; a refusal there leaves the key
+ * unused. Without the header, or with a body that could not be read (which
+ * the pipe refuses), the route just runs.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(
-    private readonly idempotency: IdempotencyService,
-    private readonly bodies: BodyValidation,
-  ) {}
+  constructor(private readonly idempotency: IdempotencyService) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const key = context.switchToHttp().getRequest<FastifyRequest>().headers['idempotency-key'];
-    if (typeof key !== 'string') return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string' || request.body instanceof RefusedBody) return next.handle();
     return from(this.perform(context, next, key));
   }
 
@@ -33,14 +34,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // A key caller: an @Idempotent() route is never @Public() (checked at start-up), so the access guard let only keys in.
     const { keyId } = callerOf(request) as KeyCaller;
     const run = async () => ({ body: await lastValueFrom(next.handle()), status: reply.statusCode });
-    try {
-      const outcome = await this.idempotency.perform({ apiKeyId: keyId, key, payload: request.body }, run);
-      if (outcome.replayed) reply.header('idempotent-replayed', 'true').status(outcome.status);
-      return outcome.body;
-    } catch (error) {
-      // The body is judged before what the key holds, as for a fresh key, whose pipes run before its handler.
-      if (error instanceof IdempotencyKeyInUseError || error instanceof IdempotencyKeyReusedError) await this.bodies.check(context);
-      throw error;
-    }
+    const outcome = await this.idempotency.perform({ apiKeyId: keyId, key, payload: request.body }, run);
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true').status(outcome.status);
+    return outcome.body;
   }
 }

@@ -8,15 +8,15 @@ import { BanPolicy, RateLimitDecision, RateLimitStore, WindowSpec } from '../dom
 /** What the library's storage answers for one window (the package does not export the type by name). */
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
-/** The two windows of every plan, by the names the throttler gives them. */
-export const PLAN_WINDOWS = [
-  { name: 'minute', durationMs: 60_000, limitOf: (limits: PlanLimits) => limits.perMinute },
-  { name: 'day', durationMs: 86_400_000, limitOf: (limits: PlanLimits) => limits.perDay },
-] as const;
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
 
-/** The plan's windows for a caller's limits, as the throttlers name and order them. */
+/** The two windows of every plan for a caller's limits, the minute first. */
 export function planWindowsOf(limits: PlanLimits): WindowSpec[] {
-  return PLAN_WINDOWS.map(({ name, durationMs, limitOf }) => ({ name, limit: limitOf(limits), durationMs }));
+  return [
+    { name: 'minute', limit: limits.perMinute, durationMs: MINUTE_MS },
+    { name: 'day', limit: limits.perDay, durationMs: DAY_MS },
+  ];
 }
 
 /**

@@ -1,16 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ConditionalAnswers } from '../../http/conditional-answers';
+import { requestState } from '../../http/request-context';
 
 /** A request's count against its quota, which writes the rate-limit headers and rejects with the 429 when the quota has no room. */
 export type Charge = () => Promise<void>;
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The count put off for a possible 304, until the route settles it; declared by RateLimitModule. */
-    deferredCharge: Charge | null;
-  }
-}
 
 /**
  * The counts PlanThrottlerGuard put off for requests that may be answered
@@ -20,17 +14,18 @@ declare module 'fastify' {
 @Injectable()
 export class DeferredCharges extends ConditionalAnswers {
   defer(request: FastifyRequest, charge: Charge): void {
-    request.deferredCharge = charge;
+    requestState(request).deferredCharge = charge;
   }
 
   awaits(request: FastifyRequest): boolean {
-    return Boolean(request.deferredCharge);
+    return requestState(request).deferredCharge !== undefined;
   }
 
   async settle(request: FastifyRequest, notModified: boolean): Promise<void> {
-    const charge = request.deferredCharge;
+    const state = requestState(request);
+    const charge = state.deferredCharge;
     if (!charge) return;
-    request.deferredCharge = null;
+    state.deferredCharge = undefined;
     if (!notModified) await charge();
   }
 }

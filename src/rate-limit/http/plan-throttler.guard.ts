@@ -1,4 +1,5 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
@@ -7,33 +8,19 @@ import {
   type ThrottlerModuleOptions,
   type ThrottlerRequest,
 } from '@nestjs/throttler';
-// The metadata keys of @Throttle() and @SkipThrottle(), which the package does not re-export from its index.
-import { THROTTLER_LIMIT, THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CONDITIONAL_GET } from '../../http/conditional-get';
 import type { Caller } from '../../http/caller';
-import { callerOf } from '../../http/request-context';
-import { RouteAccess } from '../../http/route-access';
-import { RouteReflector } from '../../http/route-reflector';
+import { CallerLookup } from '../../http/caller-lookup';
+import { CONDITIONAL_GET } from '../../http/conditional-get';
 import { OpsMetrics } from '../../ops/metrics';
-import { RateLimiter } from '../application/rate-limiter';
+import { planWindowsOf, RateLimiter } from '../application/rate-limiter';
 import type { RateLimitDecision, WindowSpec } from '../domain/rate-limit-store';
 import { ApiKeyBannedError, RateLimitedError, RateLimitRejection } from '../domain/rate-limit.errors';
 import { DeferredCharges } from './deferred-charges';
+import { OWN_BAN } from './own-ban.decorator';
 import { writeRateLimitHeaders } from './rate-limit-headers';
 import { banSubjectOf, trackerOf } from './rate-limited-caller';
-import { OWN_BAN } from './own-ban.decorator';
-import { routeBucket } from './route-bucket';
-
-/** A bare @SkipThrottle()'s metadata key: the library files it under its `default` throttler, and ours are named. */
-const SKIP_EVERY_WINDOW = `${THROTTLER_SKIP}default`;
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The windows the library resolved for the request, between handleRequest and canActivate; declared by RateLimitModule. */
-    rateLimitWindows: WindowSpec[] | null;
-  }
-}
+import { ownBucket } from './route-bucket';
 
 /** The library's detail of a refusal, carrying the error we answer it with. */
 interface PlanLimitDetail extends ThrottlerLimitDetail {
@@ -41,25 +28,23 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
 }
 
 /**
- * @nestjs/throttler's guard for the specification's plans, the second global
- * guard: it counts every request against the caller the authentication
- * guard found (trackerOf: the key's account, or the client address; the ban
- * is the key's own). Through the library's own hooks:
- * - `shouldSkip`: a bare @SkipThrottle() skips every window (the library reads
- *   it as the `default` throttler's, and ours are named);
- * - `generateKey`: the window's bucket in the caller's record, without the
- *   route, so a caller has one quota across the API; a route with its own
- *   @Throttle for a window gets its own bucket for that window;
- * - `handleRequest`: notes each window the library resolved for the route
- *   (plan limits, @Throttle), which `canActivate` then judges in one storage step;
+ * @nestjs/throttler's guard for the specification's plans, the first global
+ * guard. It has one throttler, `default`, whose limit is the caller's
+ * per-minute quota, so a bare @SkipThrottle() skips it as the library means.
+ * Through the library's own hooks:
+ * - `getTracker`: whose quota the request counts in (trackerOf: the key's
+ *   account, or the client address), from the request's one CallerLookup;
+ * - `handleRequest`: judges the request in one storage step, against both
+ *   windows of the caller's plan (minute and day), or, on a route whose own
+ *   `@Throttle({ default: { limit, ttl } })` differs from the plan's minute,
+ *   against that one window in a bucket of the route's own;
  * - `throwThrottlingException`: our domain errors, not ThrottlerException.
  * An @OwnBan() route judges the key's rejections and ban on that route apart.
- * A @ConditionalGet() route asked with `If-None-Match` may be answered 304,
- * which spends no quota: when the route lets the caller in, such a request is
- * only peeked at (refused only when banned) and its count is put off until
- * the route tells how it answered (DeferredCharges pays it, through the same
- * consume, unless the answer is a 304). A request the route will turn away
- * is counted at once: no guard's refusal is a 304.
+ * A key's request to a @ConditionalGet() route with `If-None-Match` may be
+ * answered 304, which spends no quota: it is only refused now when banned, and
+ * its count is put off until the route tells how it answered (DeferredCharges
+ * pays it, through the same consume, unless the answer is a 304). Every other
+ * request is counted at once.
  * The library's own headers are off (`setHeaders: false`); the
  * specification's are written by writeRateLimitHeaders.
  */
@@ -68,36 +53,37 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() private readonly limiter: RateLimiter,
-    // The library reads six metadata keys per window on every request: RouteReflector walks the metadata once per route.
-    reflector: RouteReflector,
-    private readonly access: RouteAccess,
+    reflector: Reflector,
+    private readonly callers: CallerLookup,
     private readonly deferred: DeferredCharges,
     private readonly metrics: OpsMetrics,
   ) {
     super(options, limiter, reflector);
   }
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const windows: WindowSpec[] = [];
-    request.rateLimitWindows = windows;
-    // The library resolves every window before we judge any: judged one at a time, a request
-    // could count in the minute window that the day window then refuses.
-    await super.canActivate(context);
-    if (windows.length === 0) return true;
-    const caller = callerOf(request);
-    const [tracker, banSubject] = [trackerOf(caller), banSubjectOf(caller, this.ownBanRouteOf(context))];
-    const charge = () => this.charge(context, tracker, windows, banSubject);
+  protected override async getTracker(request: Record<string, any>): Promise<string> {
+    return trackerOf(await this.callers.find(request as FastifyRequest));
+  }
+
+  protected override async handleRequest({ context, limit, ttl, throttler, getTracker }: ThrottlerRequest): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const caller = await this.callers.find(request);
+    const tracker = await getTracker(request, context);
+    const banSubject = banSubjectOf(caller, this.ownBanRouteOf(context));
+    if (ttl !== throttler.ttl || limit !== caller.limits.perMinute) {
+      await this.charge(context, tracker, [{ name: ownBucket(ttl, context.getClass().name, context.getHandler().name), limit, durationMs: ttl }], banSubject);
+      return true;
+    }
+    const windows = planWindowsOf(caller.limits);
     if (!this.mayAnswerNotModified(context, request, caller)) {
-      await charge();
+      await this.charge(context, tracker, windows, banSubject);
       return true;
     }
     // A 304 costs nothing, so this request is only judged for a ban now; counting waits for an answer that is no 304.
     const decision = await this.limiter.peek(tracker, windows, banSubject);
-    writeRateLimitHeaders(http.getResponse<FastifyReply>(), decision, decision.banned);
+    writeRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), decision, decision.banned);
     if (decision.banned) await this.throwThrottlingException(context, refusalDetail(tracker, windows, decision));
-    this.deferred.defer(request, charge);
+    this.deferred.defer(request, () => this.charge(context, tracker, windows, banSubject));
     return true;
   }
 
@@ -114,26 +100,10 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     return `${context.getClass().name}.${context.getHandler().name}`;
   }
 
-  /** A @ConditionalGet() route asked with `If-None-Match` by a caller it lets in: its answer may be a 304. */
+  /** A key's request to a @ConditionalGet() route, with `If-None-Match`: its answer may be a 304. */
   private mayAnswerNotModified(context: ExecutionContext, request: FastifyRequest, caller: Caller): boolean {
-    if (request.headers['if-none-match'] === undefined) return false;
-    if (this.reflector.getAllAndOverride<boolean>(CONDITIONAL_GET, [context.getHandler(), context.getClass()]) !== true) return false;
-    return this.access.refusalOf(caller, context) === undefined;
-  }
-
-  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return this.reflector.getAllAndOverride<boolean>(SKIP_EVERY_WINDOW, [context.getHandler(), context.getClass()]) === true;
-  }
-
-  protected override generateKey(context: ExecutionContext, _tracker: string, name: string): string {
-    const ownLimit = this.reflector.getAllAndOverride<unknown>(THROTTLER_LIMIT + name, [context.getHandler(), context.getClass()]);
-    return ownLimit === undefined ? name : routeBucket(name, context.getClass().name, context.getHandler().name);
-  }
-
-  protected override async handleRequest({ context, limit, ttl, throttler }: ThrottlerRequest): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    request.rateLimitWindows?.push({ name: this.generateKey(context, '', throttler.name as string), limit, durationMs: ttl });
-    return true;
+    if (caller.kind !== 'key' || request.headers['if-none-match'] === undefined) return false;
+    return this.reflector.getAllAndOverride<boolean>(CONDITIONAL_GET, [context.getHandler(), context.getClass()]) === true;
   }
 
   protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {

@@ -6,19 +6,17 @@ import { policyNameOf } from './route-bucket';
 /**
  * The one place that writes the rate-limit headers: the specification's
  * `X-RateLimit-*` for the binding window, and the IETF httpapi
- * `RateLimit-Policy` and `RateLimit` structured fields for every window. Names
- * are given lower-cased, as Fastify stores and sends them (header names are
- * case-insensitive), so setting one costs no toLowerCase. `Retry-After` only
- * on a refusal: a peek that refuses nothing may judge a full quota.
+ * `RateLimit-Policy` and `RateLimit` structured fields for every window.
+ * `Retry-After` only on a refusal: a peek that refuses nothing may judge a full quota.
  */
 export function writeRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision, refused = !decision.allowed): void {
   const { binding } = decision;
-  reply.header('x-ratelimit-limit', binding.limit);
-  reply.header('x-ratelimit-remaining', Math.max(0, binding.remaining));
-  reply.header('x-ratelimit-reset', Math.ceil(binding.resetAtMs / 1000));
-  reply.header('ratelimit-policy', rateLimitPolicyField(decision));
-  reply.header('ratelimit', rateLimitField(decision));
-  if (refused) reply.header('retry-after', decision.retryAfterSeconds);
+  reply.header('X-RateLimit-Limit', binding.limit);
+  reply.header('X-RateLimit-Remaining', Math.max(0, binding.remaining));
+  reply.header('X-RateLimit-Reset', Math.ceil(binding.resetAtMs / 1000));
+  reply.header('RateLimit-Policy', rateLimitPolicyField(decision));
+  reply.header('RateLimit', rateLimitField(decision));
+  if (refused) reply.header('Retry-After', decision.retryAfterSeconds);
 }
 
 /** `"minute";q=60;w=60, "day";q=1000;w=86400`: each window's quota and length in seconds. */

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { SkipThrottle, Throttle } from '@nestjs/throttler';
+import { Throttle } from '@nestjs/throttler';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
 import type { KeyCaller } from '../../http/caller';
@@ -24,8 +24,7 @@ export class RateLimitController {
    * so a banned key can still read when its ban ends.
    */
   @Get()
-  @SkipThrottle({ day: true })
-  @Throttle({ minute: { limit: RATE_LIMIT_STATUS_PER_MINUTE, ttl: 60_000 } })
+  @Throttle({ default: { limit: RATE_LIMIT_STATUS_PER_MINUTE, ttl: 60_000 } })
   @OwnBan()
   @ApiOperation({
     operationId: 'getRateLimit',

@@ -1,9 +1,16 @@
+/** A window's name by its length: the plan's `minute` and `day`, else its seconds (`30s`). */
+function windowNameOf(durationMs: number): string {
+  if (durationMs === 60_000) return 'minute';
+  if (durationMs === 86_400_000) return 'day';
+  return `${Math.ceil(durationMs / 1000)}s`;
+}
+
 /**
- * A route with its own @Throttle for a window counts in a bucket of its own,
- * named `<window>@<Class>.<handler>` so that two controllers never share one.
+ * A route with its own @Throttle counts in a bucket of its own, named
+ * `<window>@<Class>.<handler>` so that two controllers never share one.
  */
-export function routeBucket(window: string, className: string, handlerName: string): string {
-  return `${window}@${className}.${handlerName}`;
+export function ownBucket(durationMs: number, className: string, handlerName: string): string {
+  return `${windowNameOf(durationMs)}@${className}.${handlerName}`;
 }
 
 /**

@@ -1,7 +1,7 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../../http/caller';
-import { setCaller } from '../../http/request-context';
+import { CallerLookup } from '../../http/caller-lookup';
 import { AuthenticationService } from '../application/authentication.service';
 
 /** `Bearer <token>`, the scheme name in any case; anything else yields no token. */
@@ -11,22 +11,17 @@ export function bearerToken(authorization: string | undefined): string | undefin
 }
 
 /**
- * The first global guard: finds the request's caller once, from its
- * Authorization header, and puts it in the request context. It refuses
- * nothing: the rate limits count the request first (against the key's
- * account, or the client address), then AccessGuard decides whether the caller may in.
+ * The caller named by the request's Authorization header: an active key's,
+ * or anonymous with its client address. It refuses nothing: the rate limits
+ * count the request against it first, then AccessGuard decides whether it may in.
  */
 @Injectable()
-export class AuthenticationGuard implements CanActivate {
-  constructor(private readonly authentication: AuthenticationService) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    setCaller(request, await this.callerOf(request));
-    return true;
+export class BearerCallerLookup extends CallerLookup {
+  constructor(private readonly authentication: AuthenticationService) {
+    super();
   }
 
-  private async callerOf(request: FastifyRequest): Promise<Caller> {
+  protected async identify(request: FastifyRequest): Promise<Caller> {
     const token = bearerToken(request.headers.authorization);
     const found = token === undefined ? null : await this.authentication.authenticate(token);
     if (found) {
