@@ -48,11 +48,11 @@ export function trackResponsesDue(server: Server): void {
     let due = responsesDue.get(request.socket);
     if (!due) responsesDue.set(request.socket, (due = []));
     due.push(response);
-    const settle = () => {
+    // A response closes once it has finished or its connection is gone, whichever comes first.
+    response.once('close', () => {
       const at = due.indexOf(response);
       if (at >= 0) due.splice(at, 1);
-    };
-    response.once('finish', settle).once('close', settle);
+    });
   });
 }
 
