@@ -9,6 +9,7 @@ import {
   refuseRequestWithoutHost,
   refuseUnmetExpectation,
   routeExpectations,
+  trackResponsesDue,
 } from './errors/client-error.handler';
 import { MAX_PARAM_LENGTH } from './errors/request-errors';
 import { registerJsonBodyParser } from './http/json-body';
@@ -31,6 +32,7 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     frameworkErrors: answerFrameworkError,
     http: { requireHostHeader: false },
   });
+  trackResponsesDue(adapter.getInstance().server);
   // After the request hooks, so the answer carries the security headers and request id like any other.
   adapter.getInstance().addHook('preParsing', refuseRequestWithoutHost);
   routeExpectations(adapter.getInstance().server);
@@ -46,7 +48,7 @@ export const NEST_APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const
  * end-to-end specs both call it, so the tests exercise exactly what ships.
  */
 export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
-  // First: it gives each route its request log and metrics as the route is registered, the API docs' routes included.
+  // First: the hooks of its plugins reach only the plugins registered after them, the API docs' static files included.
   configureOperations(app);
   registerJsonBodyParser(app.getHttpAdapter().getInstance());
   app.enableVersioning({ type: VersioningType.URI });

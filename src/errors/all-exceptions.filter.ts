@@ -55,7 +55,7 @@ export function toErrorBody(exception: unknown): ErrorBody {
  */
 export function sendError(reply: FastifyReply, exception: unknown): ErrorBody {
   const body = toErrorBody(exception);
-  if (exception instanceof UnreadBodyError) void reply.header('connection', 'close');
+  if (exception instanceof UnreadBodyError) void reply.header('Connection', 'close');
   void reply.code(body.status).send(body);
   return body;
 }

@@ -1,31 +1,33 @@
 import { EventEmitter } from 'node:events';
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerClientError } from './client-error.handler';
+import { answerClientError, trackResponsesDue } from './client-error.handler';
 
-/** A response Node has due on the socket: the request it answers, and whether its head has gone out. */
+/** A response the server owes: the request it answers, and whether its head has gone out. */
 class DueResponse extends EventEmitter {
   writableFinished = false;
 
   constructor(
-    readonly req: { complete: boolean },
+    readonly req: { complete: boolean; socket: unknown },
     readonly headersSent = false,
   ) {
     super();
   }
 
-  finish(next: DueResponse | null, socket: { _httpMessage: DueResponse | null }): void {
-    // As Node does: the socket passes to the next response before anyone else hears of the finish.
-    socket._httpMessage = next;
+  finish(): void {
     this.writableFinished = true;
     this.emit('finish');
+    this.emit('close');
   }
 }
 
-function fakeSocket(due: DueResponse | null = null) {
+/** A connection on a server that tracks its responses, and the requests it has had so far, in order. */
+function connection(...requests: Array<{ complete: boolean; headersSent?: boolean }>) {
+  const server = new EventEmitter();
+  trackResponsesDue(server as unknown as Server);
   const written: string[] = [];
   const socket = {
     writable: true,
-    _httpMessage: due,
     pause: jest.fn(),
     end: jest.fn((text: string, done: () => void) => {
       written.push(text);
@@ -33,7 +35,12 @@ function fakeSocket(due: DueResponse | null = null) {
     }),
     destroy: jest.fn(),
   };
-  return { socket, asSocket: socket as unknown as Socket, written };
+  const due = requests.map(({ complete, headersSent }) => {
+    const response = new DueResponse({ complete, socket }, headersSent);
+    server.emit('request', response.req, response);
+    return response;
+  });
+  return { socket, asSocket: socket as unknown as Socket, written, due };
 }
 
 const parseError = (code: string) => Object.assign(new Error('Parse Error'), { code });
@@ -43,7 +50,7 @@ describe('answerClientError', () => {
     ['HPE_INVALID_HEADER_TOKEN', 400, 'bad_request'],
     ['HPE_HEADER_OVERFLOW', 431, 'request_header_fields_too_large'],
   ])('answers %s with the Error body, reads nothing more, and closes', (code, status, errorCode) => {
-    const { socket, asSocket, written } = fakeSocket();
+    const { socket, asSocket, written } = connection();
     answerClientError(parseError(code), asSocket);
     expect(written).toHaveLength(1);
     const [head, body] = written[0].split('\r\n\r\n');
@@ -55,37 +62,58 @@ describe('answerClientError', () => {
   });
 
   it("answers when the response due is the broken request's own", () => {
-    const { asSocket, written } = fakeSocket(new DueResponse({ complete: false }));
+    const { asSocket, written } = connection({ complete: false });
     answerClientError(parseError('HPE_INVALID_CHUNK_SIZE'), asSocket);
     expect(written).toHaveLength(1);
   });
 
   it('answers after every earlier complete request has its answer, in order', () => {
-    const second = new DueResponse({ complete: true });
-    const first = new DueResponse({ complete: true }, true);
-    const { socket, asSocket, written } = fakeSocket(first);
+    const {
+      socket,
+      asSocket,
+      written,
+      due: [first, second],
+    } = connection({ complete: true, headersSent: true }, { complete: true });
     answerClientError(parseError('HPE_INVALID_METHOD'), asSocket);
     expect(written).toEqual([]);
-    first.finish(second, socket);
+    first.finish();
     expect(written).toEqual([]);
-    second.finish(null, socket);
+    second.finish();
     expect(written).toHaveLength(1);
     expect(written[0]).toMatch(/^HTTP\/1.1 400 /);
     expect(socket.destroy).toHaveBeenCalled();
   });
 
+  it('waits for no answer that has already finished', () => {
+    const {
+      asSocket,
+      written,
+      due: [first],
+    } = connection({ complete: true }, { complete: false });
+    first.finish();
+    answerClientError(parseError('HPE_INVALID_CHUNK_SIZE'), asSocket);
+    expect(written).toHaveLength(1);
+  });
+
   it('answers once, however often Node reports the same broken connection', () => {
-    const first = new DueResponse({ complete: true });
-    const { socket, asSocket, written } = fakeSocket(first);
+    const {
+      asSocket,
+      written,
+      due: [first],
+    } = connection({ complete: true });
     answerClientError(parseError('HPE_INVALID_METHOD'), asSocket);
     answerClientError(parseError('HPE_INVALID_METHOD'), asSocket);
-    first.finish(null, socket);
+    first.finish();
     expect(written).toHaveLength(1);
   });
 
   it('closes without an answer when an earlier answer is cut off before it finishes', () => {
-    const first = new DueResponse({ complete: true });
-    const { socket, asSocket, written } = fakeSocket(first);
+    const {
+      socket,
+      asSocket,
+      written,
+      due: [first],
+    } = connection({ complete: true });
     answerClientError(parseError('HPE_INVALID_METHOD'), asSocket);
     first.emit('close');
     expect(written).toEqual([]);
@@ -93,11 +121,11 @@ describe('answerClientError', () => {
   });
 
   it.each([
-    ['the peer reset the connection', 'ECONNRESET', null],
-    ['the request timed out', 'ERR_HTTP_REQUEST_TIMEOUT', null],
-    ["the broken request's own answer has started", 'HPE_INVALID_CHUNK_SIZE', new DueResponse({ complete: false }, true)],
-  ])('closes without an answer when %s', (_case, code, due) => {
-    const { socket, asSocket, written } = fakeSocket(due);
+    ['the peer reset the connection', 'ECONNRESET', []],
+    ['the request timed out', 'ERR_HTTP_REQUEST_TIMEOUT', []],
+    ["the broken request's own answer has started", 'HPE_INVALID_CHUNK_SIZE', [{ complete: false, headersSent: true }]],
+  ])('closes without an answer when %s', (_case, code, requests) => {
+    const { socket, asSocket, written } = connection(...requests);
     answerClientError(parseError(code), asSocket);
     expect(written).toEqual([]);
     expect(socket.destroy).toHaveBeenCalled();

@@ -9,20 +9,15 @@ interface ConnectionError extends Error {
   code?: string;
 }
 
-/** Node's server keeps the response it is due next on the socket; its own handler reads the same field. */
-interface HttpSocket extends Socket {
-  _httpMessage?: ServerResponse | null;
-}
-
 /**
  * Node's HTTP parser refused the bytes (server option `clientErrorHandler`):
  * there is no request and no reply, so the Error body (built by toErrorBody
  * like every other) is written to the socket as raw HTTP and the connection
  * closed, as nothing after the broken bytes can be trusted. Complete requests
  * pipelined before the broken bytes are answered first, in order, as HTTP
- * requires; the 400 follows their answers. No answer where HTTP allows none:
- * the peer is gone, the client timed out sending its request, or an answer has
- * already started on the connection.
+ * requires; the 400 follows their answers (see trackResponsesDue). No answer
+ * where HTTP allows none: the peer is gone, the client timed out sending its
+ * request, or an answer has already started on the connection.
  */
 export function answerClientError(error: ConnectionError, socket: Socket): void {
   if (answeredSockets.has(socket)) return;
@@ -40,10 +35,31 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
 /** Node may call the handler again for the same socket, as bytes already read reach the failed parser. */
 const answeredSockets = new WeakSet<Socket>();
 
-function answerAfterEarlierRequests(socket: HttpSocket, response: string): void {
-  const due = socket._httpMessage;
+/** The responses each connection still owes, in the order of their requests. */
+const responsesDue = new WeakMap<Socket, ServerResponse[]>();
+
+/**
+ * Keeps, for each connection, the responses that have not finished yet, so
+ * that answerClientError knows which answers the broken bytes must wait for.
+ * Prepended, so a response is known before the application can answer it.
+ */
+export function trackResponsesDue(server: Server): void {
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    let due = responsesDue.get(request.socket);
+    if (!due) responsesDue.set(request.socket, (due = []));
+    due.push(response);
+    // A response closes once it has finished or its connection is gone, whichever comes first.
+    response.once('close', () => {
+      const at = due.indexOf(response);
+      if (at >= 0) due.splice(at, 1);
+    });
+  });
+}
+
+function answerAfterEarlierRequests(socket: Socket, response: string): void {
+  const due = responsesDue.get(socket)?.find((pending) => !pending.writableFinished);
   if (due?.req.complete) {
-    // An earlier request's answer, started or not: Node hands the socket to the next one, if any, as it finishes.
+    // An earlier request's answer, started or not: once its bytes are out, the next one's turn comes.
     due.once('finish', () => answerAfterEarlierRequests(socket, response));
     due.once('close', () => due.writableFinished || socket.destroy());
     return;
@@ -108,7 +124,7 @@ const unmetExpectations = new WeakSet<IncomingMessage>();
 export const refuseUnmetExpectation: preParsingHookHandler = (request, reply, _payload, done) => {
   if (!unmetExpectations.has(request.raw)) return done();
   // The client may be holding its body back for an answer, or sending it: the connection's next bytes cannot be trusted.
-  void reply.header('connection', 'close');
+  void reply.header('Connection', 'close');
   done(new ExpectationFailedError(), undefined);
 };
 
@@ -118,6 +134,6 @@ export const refuseUnmetExpectation: preParsingHookHandler = (request, reply, _p
  */
 export const refuseRequestWithoutHost: preParsingHookHandler = (request, reply, _payload, done) => {
   if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return done();
-  void reply.header('connection', 'close');
+  void reply.header('Connection', 'close');
   done(new MalformedRequestError('A Host header is required'), undefined);
 };

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-/** As Fastify stores and sends header names: lower-cased, so setting it costs no toLowerCase. */
-export const REQUEST_ID_HEADER = 'x-request-id';
+export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** Ids from UUIDs, ULIDs, hex and base64 tracers pass; anything else could forge or flood log lines. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._~:+/=-]{1,128}$/;

@@ -42,9 +42,9 @@ interface SeriesChildren {
 }
 
 /**
- * The requests answered on one route template. Each route's response hook
- * holds its own and keeps the labelled children of every method and status it
- * has seen, so a request skips prom-client's label lookup.
+ * The requests answered on one route template. It keeps the labelled children
+ * of every method and status it has seen, so a request skips prom-client's
+ * label lookup.
  */
 export class RouteRequests {
   private readonly children = new Map<string, SeriesChildren>();

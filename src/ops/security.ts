@@ -1,6 +1,5 @@
+import type { FastifyHelmetOptions } from '@fastify/helmet';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import helmet, { type HelmetOptions } from 'helmet';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 
 type CorsOptions = NonNullable<Parameters<NestFastifyApplication['enableCors']>[0]>;
 
@@ -11,7 +10,7 @@ type CorsOptions = NonNullable<Parameters<NestFastifyApplication['enableCors']>[
  * attributes, hence 'unsafe-inline' for styles only, and draws icons from
  * data: URIs. No inline script is allowed anywhere.
  */
-export const HELMET_OPTIONS: HelmetOptions = {
+export const HELMET_OPTIONS: FastifyHelmetOptions = {
   contentSecurityPolicy: {
     useDefaults: false,
     directives: {
@@ -30,20 +29,6 @@ export const HELMET_OPTIONS: HelmetOptions = {
   // As frame-ancestors 'none', for browsers that only know this header.
   frameguard: { action: 'deny' },
 };
-
-/**
- * Helmet's headers depend on its options alone, so they are worked out once at
- * start and copied onto each response rather than built again per request.
- */
-export function securityHeaders(options: HelmetOptions = HELMET_OPTIONS): ReadonlyArray<readonly [string, string]> {
-  const headers = new Map<string, string>();
-  const collector = {
-    setHeader: (name: string, value: unknown) => void headers.set(name, String(value)),
-    removeHeader: (name: string) => void headers.delete(name),
-  };
-  helmet(options)({} as IncomingMessage, collector as unknown as ServerResponse, () => undefined);
-  return [...headers];
-}
 
 /** What a browser script on an allowed origin may read from a response besides the basics. */
 export const CORS_EXPOSED_HEADERS = [

@@ -1,6 +1,5 @@
 import { trace } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { callerOf } from '../http/request-context';
 
 /** Attributes of ours on a request's server span, beside the HTTP instrumentation's own. */
 export const SPAN_ATTRIBUTES = {
@@ -10,12 +9,8 @@ export const SPAN_ATTRIBUTES = {
 
 /** The caller's key id, when the authentication guard saw the request (one refused while its body was read never reaches it). */
 function keyIdOf(request: FastifyRequest): number | undefined {
-  try {
-    const caller = callerOf(request);
-    return caller.kind === 'key' ? caller.keyId : undefined;
-  } catch {
-    return undefined;
-  }
+  const caller = request.caller;
+  return caller?.kind === 'key' ? caller.keyId : undefined;
 }
 
 /**

@@ -5,6 +5,8 @@ import { Clock } from '../config/clock';
 import { ReadReplicasModule } from '../database/read-replicas.module';
 import { replicaStalenessBoundMs } from '../database/replica-monitor';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { OpsMetrics } from '../ops/metrics';
+import { PetMetrics } from './application/pet-metrics';
 import { PetsService } from './application/pets.service';
 import { RecentWriters } from './application/recent-writers';
 import { PetRepository } from './domain/pet.repository';
@@ -18,6 +20,7 @@ import { TypeOrmPetRepository } from './infrastructure/typeorm-pet.repository';
   providers: [
     PetsService,
     { provide: PetRepository, useClass: TypeOrmPetRepository },
+    { provide: PetMetrics, useExisting: OpsMetrics },
     {
       // A caller's own pets are visible to its reads for as long as a replica in service may lack them.
       provide: RecentWriters,

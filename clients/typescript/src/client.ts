@@ -57,7 +57,7 @@ export class AnimalStoreClient {
   constructor(options: AnimalStoreClientOptions) {
     this.api = createClient<paths>({
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
-      headers: { authorization: `Bearer ${options.apiKey}` },
+      headers: { Authorization: `Bearer ${options.apiKey}` },
       fetch: options.fetch,
     });
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
@@ -73,7 +73,7 @@ export class AnimalStoreClient {
     const key = `pets?${query.limit ?? ''}&${query.status ?? ''}&${query.cursor ?? ''}`;
     return this.sendConditional(key, async (header) => {
       const { data, response } = await this.send(() => this.api.GET('/pets', { params: { query, header } }));
-      const next = nextPageQuery(response.headers.get('link'));
+      const next = nextPageQuery(response.headers.get('Link'));
       return { page: next ? { pets: data, next } : { pets: data }, response };
     });
   }
@@ -123,7 +123,7 @@ export class AnimalStoreClient {
     const kept = this.seen.get<T>(key);
     const { page, response } = await call(kept ? { 'If-None-Match': kept.etag } : {});
     if (response.status === 304 && kept) return structuredClone(kept.value);
-    this.seen.set(key, response.headers.get('etag'), structuredClone(page));
+    this.seen.set(key, response.headers.get('ETag'), structuredClone(page));
     return page;
   }
 

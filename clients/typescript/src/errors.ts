@@ -20,8 +20,8 @@ export class AnimalStoreError extends Error {
 
   /** Retry-After in seconds, when the answer carries one. */
   get retryAfterSeconds(): number | undefined {
-    const value = Number(this.headers.get('retry-after'));
-    return Number.isFinite(value) && value >= 0 && this.headers.has('retry-after') ? value : undefined;
+    const value = Number(this.headers.get('Retry-After'));
+    return Number.isFinite(value) && value >= 0 && this.headers.has('Retry-After') ? value : undefined;
   }
 }
 

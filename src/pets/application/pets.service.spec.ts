@@ -1,9 +1,9 @@
 import { Test } from '@nestjs/testing';
 import { FakeClock } from '../../../test/support/fake-clock';
-import { OpsMetrics } from '../../ops/metrics';
 import { Pet } from '../domain/pet';
 import { PetNotFoundError } from '../domain/pet.errors';
 import { PetPageQuery, PetRepository, ReadFreshness } from '../domain/pet.repository';
+import { PetMetrics } from './pet-metrics';
 import { PetsService } from './pets.service';
 import { RecentWriters } from './recent-writers';
 
@@ -57,7 +57,7 @@ describe('PetsService', () => {
       providers: [
         PetsService,
         { provide: PetRepository, useValue: store },
-        { provide: OpsMetrics, useValue: metrics },
+        { provide: PetMetrics, useValue: metrics },
         { provide: RecentWriters, useValue: writers() },
       ],
     }).compile();
@@ -85,7 +85,7 @@ describe('PetsService', () => {
     expect(metrics.countPetCreated).toHaveBeenCalledTimes(1);
     const failing = new PetsService(
       { create: () => Promise.reject(new Error('store down')) } as unknown as PetRepository,
-      metrics as unknown as OpsMetrics,
+      metrics as unknown as PetMetrics,
       writers(),
     );
     await expect(failing.create({ name: 'Rex', categoryId: 1 })).rejects.toThrow('store down');

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { OpsMetrics } from '../../ops/metrics';
 import { NewPet, Pet, preparePet } from '../domain/pet';
 import { PetNotFoundError } from '../domain/pet.errors';
 import { PetRepository, ReadFreshness } from '../domain/pet.repository';
 import { PetStatus } from '../domain/pet-status';
+import { PetMetrics } from './pet-metrics';
 import { CallerId, RecentWriters } from './recent-writers';
 
 export interface PetPage {
@@ -21,7 +21,7 @@ export interface PetPage {
 export class PetsService {
   constructor(
     private readonly pets: PetRepository,
-    private readonly metrics: OpsMetrics,
+    private readonly metrics: PetMetrics,
     private readonly writers: RecentWriters,
   ) {}
 
