@@ -7,9 +7,9 @@ export const SPAN_ATTRIBUTES = {
   apiKeyId: 'animal_store.api_key_id',
 } as const;
 
-/** The caller's key id, when the authentication guard saw the request (one refused while its body was read never reaches it). */
+/** The caller's key id, once the guards looked the caller up (a request refused before them has none). */
 function keyIdOf(request: FastifyRequest): number | undefined {
-  const caller = request.caller;
+  const caller = request.state?.caller;
   return caller?.kind === 'key' ? caller.keyId : undefined;
 }
 
