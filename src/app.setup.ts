@@ -16,7 +16,10 @@ import { registerJsonBodyParser } from './http/json-body';
 import { configureOperations } from './ops/ops.setup';
 import { requestIdFor } from './ops/request-id';
 
-/** The Fastify instance's options: body limit and proxy trust come from configuration. */
+/** How often, at most, the server looks for connections past HEADERS_TIMEOUT_MS or REQUEST_TIMEOUT_MS. */
+const EXPIRY_CHECK_MS = 1_000;
+
+/** The Fastify instance's options: body limit, proxy trust and the bounds on slow clients come from configuration. */
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
@@ -30,7 +33,14 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     // Requests refused before any route runs still get the Error body.
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
-    http: { requireHostHeader: false },
+    // Node alone holds a slow client for a minute or more, and Fastify turns the request bound off: these close it sooner.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      requireHostHeader: false,
+      headersTimeout: config.headersTimeoutMs,
+      // Node looks for expired requests every 30 s by default, which would hold a slow client long past its bound.
+      connectionsCheckingInterval: Math.min(EXPIRY_CHECK_MS, config.headersTimeoutMs),
+    },
   });
   trackResponsesDue(adapter.getInstance().server);
   // After the request hooks, so the answer carries the security headers and request id like any other.

@@ -13,6 +13,9 @@ describe('loadConfig', () => {
       banSeconds: 900,
       redisUrl: undefined,
       idempotencyTtlSeconds: 86400,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxEventLoopDelayMs: 1_000,
     });
     expect(config.rateLimitPlans).toEqual({});
   });
@@ -34,6 +37,10 @@ describe('loadConfig', () => {
     [{ REDIS_CLUSTER_NODES: 'redis://a:7000' }, /REDIS_CLUSTER_NODES: must be host:port/],
     [{ REDIS_CLUSTER_NODES: 'a:7000', REDIS_URL: 'redis://b:6379' }, /REDIS_CLUSTER_NODES: set either REDIS_URL .* not both/],
     [{ IDEMPOTENCY_TTL_SECONDS: '0' }, /IDEMPOTENCY_TTL_SECONDS: must be an integer of at least 1/],
+    [{ HEADERS_TIMEOUT_MS: '0' }, /^Invalid configuration: HEADERS_TIMEOUT_MS: must be an integer of at least 1$/],
+    [{ REQUEST_TIMEOUT_MS: '5000' }, /^Invalid configuration: REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS/],
+    [{ HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '1000' }, /REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS/],
+    [{ MAX_EVENT_LOOP_DELAY_MS: '-1' }, /^Invalid configuration: MAX_EVENT_LOOP_DELAY_MS: must be an integer of at least 0$/],
     [{ RATE_LIMIT_PLANS: '{"free":{"perMinute":0}}' }, /RATE_LIMIT_PLANS/],
     [{ RATE_LIMIT_PLANS: '{"free":{"perDay":"8"}}' }, /RATE_LIMIT_PLANS: plan "free" needs positive integers/],
     [{ RATE_LIMIT_PLANS: 'nope' }, /RATE_LIMIT_PLANS: is not valid JSON/],

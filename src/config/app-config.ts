@@ -88,6 +88,9 @@ class EnvironmentVariables {
   @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
   @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) IDEMPOTENCY_TTL_SECONDS = 86_400;
+  @Transform(toInt) @IsIntBetween(1) HEADERS_TIMEOUT_MS = 10_000;
+  @Transform(toInt) @IsIntBetween(1) REQUEST_TIMEOUT_MS = 30_000;
+  @Transform(toInt) @IsIntBetween(0) MAX_EVENT_LOOP_DELAY_MS = 1_000;
 }
 
 /** A Redis Cluster seed node, as REDIS_CLUSTER_NODES lists them. */
@@ -156,6 +159,12 @@ export interface AppConfig {
   readonly shutdownTimeoutMs: number;
   /** How long the outcome of a create sent with an Idempotency-Key answers its retries. */
   readonly idempotencyTtlSeconds: number;
+  /** A connection that has not sent a whole request head within this time is closed. */
+  readonly headersTimeoutMs: number;
+  /** A connection that has not sent a whole request, body included, within this time is closed. */
+  readonly requestTimeoutMs: number;
+  /** Requests are answered 503 while the event loop's mean delay is over this; 0 never refuses. */
+  readonly maxEventLoopDelayMs: number;
 }
 
 /** DI token and type for the configuration object. */
@@ -183,6 +192,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (vars.REDIS_URL && vars.REDIS_CLUSTER_NODES) {
     throw invalidConfiguration('REDIS_CLUSTER_NODES', 'set either REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
   }
+  if (vars.REQUEST_TIMEOUT_MS < vars.HEADERS_TIMEOUT_MS) {
+    throw invalidConfiguration('REQUEST_TIMEOUT_MS', 'must be at least HEADERS_TIMEOUT_MS, as the head is part of the request');
+  }
   return {
     port: vars.PORT,
     host: vars.HOST,
@@ -207,6 +219,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
+    headersTimeoutMs: vars.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: vars.REQUEST_TIMEOUT_MS,
+    maxEventLoopDelayMs: vars.MAX_EVENT_LOOP_DELAY_MS,
   };
 }
 

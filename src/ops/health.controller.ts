@@ -1,10 +1,12 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../http/public.decorator';
+import { SERVED_UNDER_PRESSURE } from './overload';
 import { notReadyMessage, ServiceUnavailableError } from './readiness';
 import { ReadinessService } from './readiness.service';
 
-/** Probes for orchestrators and load balancers: outside /v1, no key, never cached. */
+/** Probes for orchestrators and load balancers: outside /v1, no key, never cached, answered under load too (docs/adr/0036). */
 @Public()
 @SkipThrottle()
 @Controller()
@@ -13,6 +15,7 @@ export class HealthController {
 
   /** Liveness: the process answers HTTP. Dependencies are left out on purpose, so a database outage never restarts every replica. */
   @Get('healthz')
+  @RouteConfig(SERVED_UNDER_PRESSURE)
   @Header('Cache-Control', 'no-store')
   healthz(): { status: 'ok' } {
     return { status: 'ok' };
@@ -20,6 +23,7 @@ export class HealthController {
 
   /** Readiness: every required dependency answers in time; an optional one that does not (a read replica) is reported degraded. */
   @Get('readyz')
+  @RouteConfig(SERVED_UNDER_PRESSURE)
   @Header('Cache-Control', 'no-store')
   async readyz(): Promise<{ status: 'ready'; checks: Record<string, 'up' | 'degraded'> }> {
     const outcomes = await this.readiness.check();

@@ -40,13 +40,15 @@ interface Attempt<T> {
   response: Response;
 }
 
-const RETRIED_STATUSES = new Set([502, 503, 504]);
+/** What a later attempt may get another answer to: a refusal that says when to come back, or a server or gateway that was not ready. */
+const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 
 /**
- * The animal-store API with the retries its specification asks of clients:
- * 429 waits out Retry-After, 502/503/504 and network errors back off with full
- * jitter, a create is retried under one Idempotency-Key. Every other error is
- * thrown at once as an AnimalStoreError.
+ * The animal-store API with the retries its specification asks of clients: a
+ * refusal that gives Retry-After (429, 503) waits it out, 502/503/504 without
+ * it and network errors back off with full jitter, and a create is retried
+ * under one Idempotency-Key.
+ * Every other error is thrown at once as an AnimalStoreError.
  */
 export class AnimalStoreClient {
   private readonly api: ReturnType<typeof createClient<paths>>;
@@ -150,15 +152,12 @@ export class AnimalStoreClient {
     }
   }
 
-  /** Milliseconds to wait before the next attempt, or -1 when the error is final. */
+  /** Milliseconds to wait before the next attempt, or -1 when the error is final: the answer's Retry-After when it gives one, else full jitter. */
   private waitBeforeRetry(error: AnimalStoreError, attempt: number): number {
-    const retryAfterMs = (error.retryAfterSeconds ?? 0) * 1000;
     if (error instanceof ApiKeyBannedError) throw error;
-    if (error.status === 429) return retryAfterMs;
-    if (RETRIED_STATUSES.has(error.status) || error.code === 'idempotency_key_in_use') {
-      return Math.max(retryAfterMs, fullJitterDelay(attempt - 1, this.retry, this.environment.random));
-    }
-    return -1;
+    if (!RETRIED_STATUSES.has(error.status) && error.code !== 'idempotency_key_in_use') return -1;
+    const retryAfterSeconds = error.retryAfterSeconds;
+    return retryAfterSeconds === undefined ? fullJitterDelay(attempt - 1, this.retry, this.environment.random) : retryAfterSeconds * 1000;
   }
 }
 

@@ -83,7 +83,7 @@ describe('the TypeScript client against the running service', () => {
     await client.listPets({ limit: 1 });
     const refused = await fetch(`${origin}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${secret}` } });
     expect(refused.status).toBe(429);
-    const retryAfterMs = Number(refused.headers.get('retry-after')) * 1000;
+    const retryAfterMs = Number(refused.headers.get('Retry-After')) * 1000;
     // Another page: asking for the same one again would be a 304, which a limited key still gets at once.
     await expect(client.listPets({ limit: 2 })).resolves.toMatchObject({ pets: expect.any(Array) });
     expect(waits).toHaveLength(1);
@@ -114,7 +114,7 @@ describe('the TypeScript client against the running service', () => {
     const answers: Array<{ url: string; status: number; remaining: number }> = [];
     const recording = async (input: Request): Promise<Response> => {
       const response = await fetch(input);
-      answers.push({ url: new URL(input.url).pathname, status: response.status, remaining: Number(response.headers.get('x-ratelimit-remaining')) });
+      answers.push({ url: new URL(input.url).pathname, status: response.status, remaining: Number(response.headers.get('X-RateLimit-Remaining')) });
       return response;
     };
     const { secret } = await testApp.createKey({ plan: 'free', name: 'conditional' });
@@ -143,6 +143,6 @@ describe('the TypeScript client against the running service', () => {
       body: { code: 'validation_failed', status: 400, message: expect.stringContaining('categoryId') },
     });
     const error = (await failure.catch((caught: unknown) => caught)) as AnimalStoreError;
-    expect(error.headers.get('x-ratelimit-limit')).toBe('1000000');
+    expect(error.headers.get('X-RateLimit-Limit')).toBe('1000000');
   });
 });

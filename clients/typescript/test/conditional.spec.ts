@@ -24,7 +24,7 @@ describe('AnimalStoreClient conditional requests', () => {
     const scripted = scriptedFetch(answers);
     return { client: new AnimalStoreClient({ baseUrl: 'http://store.test/v1', apiKey: 'k', fetch: scripted.fetch, cacheEntries }), ...scripted };
   };
-  const ifNoneMatch = (requests: Request[]) => requests.map((request) => request.headers.get('if-none-match'));
+  const ifNoneMatch = (requests: Request[]) => requests.map((request) => request.headers.get('If-None-Match'));
 
   it('asks for a page it has seen with its ETag, and returns its copy, next page included, on 304', async () => {
     const { client, requests } = clientWith([

@@ -11,7 +11,7 @@ function scriptedFetch(answers: Answer[]) {
     if (answer instanceof Error) throw answer;
     return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
       status: answer.status,
-      headers: { 'content-type': 'application/json', ...answer.headers },
+      headers: { 'Content-Type': 'application/json', ...answer.headers },
     });
   };
   return { fetch: fetch as typeof globalThis.fetch, requests };
@@ -45,10 +45,10 @@ describe('AnimalStoreClient retries', () => {
     const { client, requests } = clientWith([error(503, 'service_unavailable'), { status: 502 }, { status: 504 }, new TypeError('fetch failed'), { status: 201, body: pet }]);
     await expect(client.createPet({ name: 'Rex', categoryId: 3 })).resolves.toEqual(pet);
     expect(waits).toEqual([199, 399, 799, 1598]);
-    const keys = requests.map((request) => request.headers.get('idempotency-key'));
+    const keys = requests.map((request) => request.headers.get('Idempotency-Key'));
     expect(new Set(keys).size).toBe(1);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(requests[0].headers.get('authorization')).toBe('Bearer k');
+    expect(requests[0].headers.get('Authorization')).toBe('Bearer k');
     expect(requests[0].url).toBe('http://store.test/v1/pets');
   });
 
@@ -56,7 +56,7 @@ describe('AnimalStoreClient retries', () => {
     const { client, requests } = clientWith([{ status: 201, body: pet }]);
     await client.createPet({ name: 'Rex', categoryId: 3 });
     await client.createPet({ name: 'Rex', categoryId: 3 });
-    expect(requests[0].headers.get('idempotency-key')).not.toBe(requests[1].headers.get('idempotency-key'));
+    expect(requests[0].headers.get('Idempotency-Key')).not.toBe(requests[1].headers.get('Idempotency-Key'));
   });
 
   it('retries 409 idempotency_key_in_use', async () => {
@@ -65,8 +65,26 @@ describe('AnimalStoreClient retries', () => {
     expect(requests).toHaveLength(2);
   });
 
-  it('waits at least Retry-After on a 429', async () => {
-    const { client } = clientWith([{ ...error(429, 'rate_limited'), headers: { 'retry-after': '7' } }, { status: 200, body: [pet] }]);
+  it('retries a 503 as it retries a 429: it waits each Retry-After, and a create keeps its Idempotency-Key', async () => {
+    const { client, requests } = clientWith([
+      { ...error(503, 'service_unavailable'), headers: { 'Retry-After': '5' } },
+      { ...error(429, 'rate_limited'), headers: { 'Retry-After': '2' } },
+      { ...error(503, 'service_unavailable'), headers: { 'Retry-After': '1' } },
+      { status: 201, body: pet },
+    ]);
+    await expect(client.createPet({ name: 'Rex', categoryId: 3 }, { idempotencyKey: 'create-rex-1' })).resolves.toEqual(pet);
+    expect(waits).toEqual([5000, 2000, 1000]);
+    expect(requests.map((request) => request.headers.get('Idempotency-Key'))).toEqual(['create-rex-1', 'create-rex-1', 'create-rex-1', 'create-rex-1']);
+  });
+
+  it('backs off with full jitter on a 429 or 503 that gives no Retry-After', async () => {
+    const { client } = clientWith([error(429, 'rate_limited'), error(503, 'service_unavailable'), { status: 200, body: [pet] }]);
+    await expect(client.listPets()).resolves.toEqual({ pets: [pet] });
+    expect(waits).toEqual([199, 399]);
+  });
+
+  it('waits Retry-After on a 429', async () => {
+    const { client } = clientWith([{ ...error(429, 'rate_limited'), headers: { 'Retry-After': '7' } }, { status: 200, body: [pet] }]);
     await expect(client.listPets()).resolves.toEqual({ pets: [pet] });
     expect(waits).toEqual([7000]);
   });
@@ -85,7 +103,7 @@ describe('AnimalStoreClient retries', () => {
   });
 
   it('stops on api_key_banned and says how long the ban lasts', async () => {
-    const { client, requests } = clientWith([{ ...error(429, 'api_key_banned'), headers: { 'retry-after': '900' } }, { status: 200, body: [] }]);
+    const { client, requests } = clientWith([{ ...error(429, 'api_key_banned'), headers: { 'Retry-After': '900' } }, { status: 200, body: [] }]);
     const failure = client.listPets();
     await expect(failure).rejects.toBeInstanceOf(ApiKeyBannedError);
     await expect(failure).rejects.toMatchObject({ banSeconds: 900, message: expect.stringContaining('900 s') });
@@ -108,7 +126,7 @@ describe('AnimalStoreClient retries', () => {
   });
 
   it('does not wait for a Retry-After beyond the time budget', async () => {
-    const { client, requests } = clientWith([{ ...error(429, 'rate_limited'), headers: { 'retry-after': '60' } }], { maxElapsedMs: 10_000 });
+    const { client, requests } = clientWith([{ ...error(429, 'rate_limited'), headers: { 'Retry-After': '60' } }], { maxElapsedMs: 10_000 });
     await expect(client.listPets()).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 60 });
     expect(requests).toHaveLength(1);
   });
