@@ -21,10 +21,10 @@ export class HealthController {
   /** Readiness: every required dependency answers in time; an optional one that does not (a read replica) is reported degraded. */
   @Get('readyz')
   @Header('Cache-Control', 'no-store')
-  async readyz(): Promise<{ status: 'ready'; checks: Record<string, 'up' | 'degraded'> }> {
+  async readyz(): Promise<{ status: 'ready'; checks: Record<string, string> }> {
     const outcomes = await this.readiness.check();
     const message = notReadyMessage(outcomes);
     if (message) throw new ServiceUnavailableError(message);
-    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name, state }) => [name, state === 'degraded' ? 'degraded' : 'up'])) };
+    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name, state, shown }) => [name, shown ?? (state === 'degraded' ? 'degraded' : 'up')])) };
   }
 }
