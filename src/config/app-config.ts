@@ -177,7 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'Invalid configuration: DATABASE_URL: production needs MySQL; set ALLOW_SQLITE_IN_PRODUCTION=true to run on the embedded store',
     );
   }
-  if (MYSQL_URL.test(vars.DATABASE_URL)) checkDatabaseNodes(vars.DATABASE_URL, vars.DATABASE_REPLICA_URLS ?? []);
+  if (MYSQL_URL.test(vars.DATABASE_URL)) checkDatabaseNodes(vars.DATABASE_URL);
   if (vars.DATABASE_REPLICA_URLS && !MYSQL_URL.test(vars.DATABASE_URL)) {
     throw invalidConfiguration('DATABASE_REPLICA_URLS', 'read replicas need a MySQL or MariaDB DATABASE_URL');
   }
@@ -252,14 +252,12 @@ export function parseMultiHostUrl(url: string): MultiHostUrl | undefined {
   return { nodes, firstNodeUrl: `${scheme}${authority.slice(0, at + 1)}${hosts[0].trim()}${rest}` };
 }
 
-function checkDatabaseNodes(databaseUrl: string, replicaUrls: readonly string[]): void {
+function checkDatabaseNodes(databaseUrl: string): void {
   try {
     parseMultiHostUrl(databaseUrl);
   } catch (error) {
     throw invalidConfiguration('DATABASE_URL', `${(error as Error).message}, as in mysql://user:pass@db1:3306,db2:3306,db3:3306/animal_store`);
   }
-  const clustered = replicaUrls.findIndex((url) => /^[^/]*\/\/[^/?#]*,/.test(url));
-  if (clustered >= 0) throw invalidConfiguration('DATABASE_REPLICA_URLS', `replica ${clustered + 1} names several hosts; each read replica is one server`);
 }
 
 /** One line naming the variable, as every configuration error is. */

@@ -2,8 +2,9 @@ import { once } from 'node:events';
 import { AddressInfo, createServer, Server, Socket } from 'node:net';
 import { QueryFailedError } from 'typeorm';
 import { DatabaseNode } from '../config/app-config';
+import { createDataSourceOptions } from './database-options';
 import { isCertificationConflict, isNodeUnavailable } from './failover-errors';
-import { failoverOrder, galeraUnfitness, NoDatabaseNodeError, NodeFailover, NodeProbe } from './failover';
+import { failoverOrder, galeraUnfitness, NoDatabaseNodeError, NodeFailover, nodeFailoverOf, NodeProbe, stopNodeFailover } from './failover';
 
 const NODES: DatabaseNode[] = [
   { host: 'db1', port: 3306 },
@@ -11,13 +12,13 @@ const NODES: DatabaseNode[] = [
   { host: 'db3', port: 3306 },
 ];
 
-/** A probe that finds each node as `fit` says, and remembers which nodes it was asked to settle. */
+/** A probe that finds each node as `fit` says, and remembers which nodes it was asked about before they were taken. */
 function fakeProbe(fit: boolean[]): { probe: NodeProbe; settled: string[] } {
   const settled: string[] = [];
-  const probe: NodeProbe = async (node, settle) => {
+  const probe: NodeProbe = async (node, purpose) => {
     const index = NODES.findIndex(({ host }) => host === node.host);
     if (!fit[index]) throw new Error(`${node.host} refused`);
-    if (settle) settled.push(node.host);
+    if (purpose === 'take') settled.push(node.host);
   };
   return { probe, settled };
 }
@@ -41,8 +42,8 @@ describe('galeraUnfitness', () => {
     { Variable_name: 'wsrep_local_state_comment', Value: state },
   ];
 
-  it('takes a ready, Synced member of the primary component', () => {
-    expect(galeraUnfitness(status('Primary', 'ON', 'Synced'))).toBeUndefined();
+  it('takes a ready, Synced member of the primary component, for any purpose', () => {
+    for (const purpose of ['take', 'keep', 'watch'] as const) expect(galeraUnfitness(status('Primary', 'ON', 'Synced'), purpose)).toBeUndefined();
   });
 
   it.each([
@@ -50,8 +51,15 @@ describe('galeraUnfitness', () => {
     [status('Primary', 'OFF', 'Joining'), 'wsrep_ready is not ON'],
     [status('Primary', 'ON', 'Donor/Desynced'), 'Donor/Desynced, not Synced'],
     [status('Primary', 'ON', 'Joined'), 'Joined, not Synced'],
-  ])('refuses a node that reports %j', (rows, why) => {
-    expect(galeraUnfitness(rows)).toBe(why);
+  ])('refuses to take or watch as fit a node that reports %j', (rows, why) => {
+    expect(galeraUnfitness(rows, 'take')).toBe(why);
+    expect(galeraUnfitness(rows, 'watch')).toBe(why);
+  });
+
+  it('keeps the node in use while it donates a state transfer, and nothing else that is not Synced', () => {
+    expect(galeraUnfitness(status('Primary', 'ON', 'Donor/Desynced'), 'keep')).toBeUndefined();
+    expect(galeraUnfitness(status('Primary', 'ON', 'Joined'), 'keep')).toBe('Joined, not Synced');
+    expect(galeraUnfitness(status('non-Primary', 'ON', 'Donor/Desynced'), 'keep')).toBe('not in the primary component (non-Primary)');
   });
 });
 
@@ -160,8 +168,10 @@ describe('NodeFailover.stream', () => {
     expect(first.remotePort).toBe(nodes[0].port);
 
     fit[0] = false;
+    // The first call may join the check the first connection started, made while the node was fit.
     await failover.check();
-    await once(first, 'close');
+    await failover.check();
+    expect(first.destroyed).toBe(true);
 
     const second = failover.stream({ config });
     await once(second, 'connect');
@@ -210,5 +220,34 @@ describe('errors of a lost node', () => {
   it('leave certification conflicts apart', () => {
     expect(isCertificationConflict(new QueryFailedError('COMMIT', [], driverError({ code: 'ER_LOCK_DEADLOCK', errno: 1213 })))).toBe(true);
     expect(isCertificationConflict(driverError({ code: 'ER_DUP_ENTRY' }))).toBe(false);
+  });
+});
+
+describe('createDataSourceOptions with several nodes', () => {
+  const url = 'mariadb://store:pw@db1:3306,db2:3306,db3:3306/animal_store';
+  afterAll(() => stopNodeFailover(url));
+
+  it("gives TypeORM the first node's URL and mysql2 the one failover of the URL, whose stream reaches replicas straight", () => {
+    const failover = nodeFailoverOf(url)!.failover;
+    const options = createDataSourceOptions(url, [], ['mysql://r:pw@replica-1:3306/animal_store']) as {
+      replication: { master: { url: string }; slaves: Array<{ url: string }> };
+      extra: { stream: unknown };
+    };
+    expect(options.replication.master.url).toBe('mysql://store:pw@db1:3306/animal_store');
+    expect(options.replication.slaves).toEqual([{ url: 'mysql://r:pw@replica-1:3306/animal_store' }]);
+    expect(options.extra.stream).toBe(failover.stream);
+    expect(nodeFailoverOf(url.replace(/^mariadb:/, 'mysql:'))!.failover).toBe(failover);
+    expect(failover.nodes).toEqual([
+      { host: 'db1', port: 3306 },
+      { host: 'db2', port: 3306 },
+      { host: 'db3', port: 3306 },
+    ]);
+  });
+
+  it('leaves a URL of one host as it was, with no stream', () => {
+    const options = createDataSourceOptions('mysql://u:p@db:3306/store') as { url: string; extra: object };
+    expect(options.url).toBe('mysql://u:p@db:3306/store');
+    expect(options.extra).not.toHaveProperty('stream');
+    expect(nodeFailoverOf('mysql://u:p@db:3306/store')).toBeUndefined();
   });
 });

@@ -23,8 +23,14 @@ export interface NodeStatus {
   readonly reason?: string;
 }
 
-/** Resolves when the node can take the service's statements; rejects with the reason when it cannot. `settle` asks it to apply every write the cluster has committed first. */
-export type NodeProbe = (node: DatabaseNode, settle: boolean) => Promise<void>;
+/**
+ * Why a node is asked: `take`, to be taken into use (it applies every write
+ * the cluster has committed first); `keep`, it is in use; `watch`, it is not.
+ */
+export type ProbePurpose = 'take' | 'keep' | 'watch';
+
+/** Resolves when the node is fit for the purpose; rejects with the reason when it is not. */
+export type NodeProbe = (node: DatabaseNode, purpose: ProbePurpose) => Promise<void>;
 
 /** What the failover says when a node is lost or taken into use; Nest's Logger fits. */
 export interface FailoverLogger {
@@ -51,13 +57,19 @@ export function failoverOrder(count: number, from: number | undefined): number[]
 
 type StatusRow = { Variable_name: string; Value: string };
 
-/** Why a Galera node must not take statements, read from `SHOW GLOBAL STATUS`; undefined when it is a ready, synced member of the primary component. */
-export function galeraUnfitness(rows: readonly StatusRow[]): string | undefined {
+/**
+ * Why a Galera node must not take statements, read from `SHOW GLOBAL STATUS`;
+ * undefined when it is a ready, Synced member of the primary component. A node
+ * in use that donates a state transfer to a joiner (mariabackup's, which
+ * blocks nothing) stays in use: moving would cost a failover for nothing.
+ */
+export function galeraUnfitness(rows: readonly StatusRow[], purpose: ProbePurpose): string | undefined {
   const status = new Map(rows.map((row) => [row.Variable_name.toLowerCase(), row.Value]));
+  const state = status.get('wsrep_local_state_comment') ?? 'unknown state';
   if (status.get('wsrep_cluster_status') !== 'Primary') return `not in the primary component (${status.get('wsrep_cluster_status') ?? 'unknown'})`;
   if (status.get('wsrep_ready') !== 'ON') return 'wsrep_ready is not ON';
-  if (status.get('wsrep_local_state_comment') !== 'Synced') return `${status.get('wsrep_local_state_comment') ?? 'unknown state'}, not Synced`;
-  return undefined;
+  if (state === 'Synced' || (purpose === 'keep' && state === 'Donor/Desynced')) return undefined;
+  return `${state}, not Synced`;
 }
 
 function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
@@ -71,12 +83,12 @@ function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
 /**
  * Asks a node over a connection of its own, apart from the pool. A server
  * without Galera (`wsrep_on` absent or OFF) is fit while it answers; a Galera
- * node must be Synced. With `settle`, `wsrep_sync_wait` makes one read wait
- * until the node has applied every write set the cluster committed, so the
+ * node must be Synced. Before a node is taken, `wsrep_sync_wait` makes one
+ * read wait until it has applied every write set the cluster committed, so the
  * first statements on a node just taken into use see every acknowledged write.
  */
 export function mysqlNodeProbe(user: string, password: string): NodeProbe {
-  return (node, settle) =>
+  return (node, purpose) =>
     // Probes repeat every second in the background: they are left out of traces, which follow requests.
     context.with(suppressTracing(context.active()), async () => {
       const connection = await createConnection({ host: node.host, port: node.port, user, password, connectTimeout: NODE_PROBE_TIMEOUT_MS });
@@ -88,9 +100,9 @@ export function mysqlNodeProbe(user: string, password: string): NodeProbe {
         const [status] = await connection.query<Array<StatusRow & RowDataPacket>>(
           "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_cluster_status', 'wsrep_ready', 'wsrep_local_state_comment')",
         );
-        const unfit = galeraUnfitness(status);
+        const unfit = galeraUnfitness(status, purpose);
         if (unfit) throw new Error(unfit);
-        if (!settle) return;
+        if (purpose !== 'take') return;
         await connection.query('SET SESSION wsrep_sync_wait = 1');
         await connection.query('SELECT 1');
       } finally {
@@ -191,7 +203,7 @@ export class NodeFailover {
   private async choose(): Promise<number> {
     for (const index of failoverOrder(this.nodes.length, this.lastInUse)) {
       try {
-        await withTimeout(this.probe(this.nodes[index], true), NODE_PROBE_TIMEOUT_MS);
+        await withTimeout(this.probe(this.nodes[index], 'take'), NODE_PROBE_TIMEOUT_MS);
       } catch (error) {
         this.record(index, { up: false, reason: (error as Error).message });
         continue;
@@ -244,7 +256,7 @@ export class NodeFailover {
     await Promise.all(
       this.nodes.map(async (node, index) => {
         try {
-          await withTimeout(this.probe(node, false), NODE_PROBE_TIMEOUT_MS);
+          await withTimeout(this.probe(node, index === this.inUse ? 'keep' : 'watch'), NODE_PROBE_TIMEOUT_MS);
           this.record(index, { up: true });
         } catch (error) {
           this.lose(index, (error as Error).message);

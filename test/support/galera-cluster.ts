@@ -137,24 +137,18 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
     await Promise.race([waitFor(async () => (await state(node)).state === 'Synced', `node ${node.index + 1} to be Synced`, 120_000), exited]);
     exited.catch(() => undefined);
   };
+  /** Signals the node's server by its pid and waits for it to exit; one that ignores SIGTERM for 30 s gets SIGKILL. */
   const signal = async (node: Node, name: NodeJS.Signals): Promise<void> => {
     const child = node.process;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
     process.kill(child.pid as number, name);
-    await exited;
-  };
-  const stopNode = async (node: Node): Promise<void> => {
-    const child = node.process;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    process.kill(child.pid as number, 'SIGTERM');
     const timer = setTimeout(() => child.exitCode === null && child.signalCode === null && process.kill(child.pid as number, 'SIGKILL'), 30_000);
     await exited;
     clearTimeout(timer);
   };
   const stop = async (): Promise<void> => {
-    await Promise.all(nodes.map(stopNode));
+    await Promise.all(nodes.map((node) => signal(node, 'SIGTERM')));
     rmSync(root, { recursive: true, force: true });
   };
 
