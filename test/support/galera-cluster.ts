@@ -11,9 +11,10 @@ export const GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so';
 
 /** What a cluster on loopback needs that may be missing here: the server, Galera's library, and the state transfer's tools. */
 export function missingGaleraTools(): string[] {
-  const commands = ['mariadbd', 'mariadb-install-db', 'mariabackup', 'socat'].filter(
-    (command) => spawnSync(command, ['--version'], { stdio: 'pipe', timeout: 10_000 }).status !== 0,
-  );
+  // socat answers -V, not --version.
+  const commands = [['mariadbd', '--version'], ['mariadb-install-db', '--version'], ['mariabackup', '--version'], ['socat', '-V']]
+    .filter(([command, flag]) => spawnSync(command, [flag], { stdio: 'pipe', timeout: 10_000 }).status !== 0)
+    .map(([command]) => command);
   return existsSync(GALERA_PROVIDER) ? commands : [...commands, GALERA_PROVIDER];
 }
 
@@ -89,8 +90,6 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
         `log-error=${join(dir, 'error.log')}`,
         'user=root',
         'bind-address=127.0.0.1',
-        // Root over TCP without a password, as the other loopback servers of the specs.
-        'skip-grant-tables',
         'innodb_buffer_pool_size=32M',
         'binlog_format=ROW',
         'innodb_autoinc_lock_mode=2',
@@ -154,10 +153,12 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
 
   try {
     for (const node of nodes) {
-      const install = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${join(node.dir, 'data')}`, '--user=root', '--skip-test-db'], {
-        stdio: 'pipe',
-        timeout: 60_000,
-      });
+      // Root with an empty password, over TCP too: the state transfer's mariabackup refuses a server that skips its grant tables.
+      const install = spawnSync(
+        'mariadb-install-db',
+        ['--no-defaults', `--datadir=${join(node.dir, 'data')}`, '--user=root', '--skip-test-db', '--auth-root-authentication-method=normal'],
+        { stdio: 'pipe', timeout: 60_000 },
+      );
       if (install.status !== 0) throw new Error(`mariadb-install-db failed: ${install.error?.message ?? install.stderr.toString()}`);
     }
     await start(nodes[0], true);
