@@ -98,7 +98,7 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
         `wsrep_cluster_address=${clusterAddress}`,
         `wsrep_node_address=127.0.0.1:${own.group}`,
         `wsrep_node_name=node-${index + 1}`,
-        // A crashed member is suspected after 3 s rather than 5 s, so the survivors carry on sooner.
+        // A crashed member is suspected sooner than by Galera's defaults, so the survivors carry on within the spec's bounds.
         `wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:${own.group};ist.recv_addr=127.0.0.1:${own.ist};gcache.size=64M;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S"`,
         `wsrep_sst_receive_address=127.0.0.1:${own.sst}`,
         'wsrep_sst_method=mariabackup',
@@ -136,7 +136,7 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
     await Promise.race([waitFor(async () => (await state(node)).state === 'Synced', `node ${node.index + 1} to be Synced`, 120_000), exited]);
     exited.catch(() => undefined);
   };
-  /** Signals the node's server by its pid and waits for it to exit; one that ignores SIGTERM for 30 s gets SIGKILL. */
+  /** Signals the node's server by its pid and waits for it to exit; one that outlasts its grace period gets SIGKILL. */
   const signal = async (node: Node, name: NodeJS.Signals): Promise<void> => {
     const child = node.process;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
