@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, loadConfig, parseMultiHostUrl } from './app-config';
 
 describe('loadConfig', () => {
   it('needs no variables: embedded store, port 3000, no plan overrides', () => {
@@ -92,5 +92,60 @@ describe('loadConfig', () => {
   it('runs production on the embedded store only when explicitly allowed', () => {
     expect(loadConfig({ APP_ENV: 'production', ALLOW_SQLITE_IN_PRODUCTION: 'true' }).appEnv).toBe('production');
     expect(loadConfig({ APP_ENV: 'production', DATABASE_URL: 'mysql://u:p@db:3306/store' }).appEnv).toBe('production');
+  });
+});
+
+describe('DATABASE_URL naming several nodes', () => {
+  it('is split into its nodes, in order, a node without a port being on 3306, and the URL of the first node alone', () => {
+    const url = 'mysql://store:s%40cret@db1:3306,db2:3307,db3/animal_store?charset=utf8mb4';
+    expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+    expect(parseMultiHostUrl(url)).toEqual({
+      nodes: [
+        { host: 'db1', port: 3306 },
+        { host: 'db2', port: 3307 },
+        { host: 'db3', port: 3306 },
+      ],
+      firstNodeUrl: 'mysql://store:s%40cret@db1:3306/animal_store?charset=utf8mb4',
+    });
+    expect(parseMultiHostUrl('mariadb://u@10.0.0.1,[::1]:3310/db')).toEqual({
+      nodes: [
+        { host: '10.0.0.1', port: 3306 },
+        { host: '::1', port: 3310 },
+      ],
+      firstNodeUrl: 'mariadb://u@10.0.0.1/db',
+    });
+  });
+
+  it('leaves a URL of one host to the driver', () => {
+    expect(parseMultiHostUrl('mysql://u:p@db:3306/store')).toBeUndefined();
+    expect(parseMultiHostUrl('sqlite:./data/animal-store.db')).toBeUndefined();
+  });
+
+  it.each([
+    ['mysql://u:secret@db1:3306,,db3:3306/store', /node 2 of 3 \(""\) must be host or host:port/],
+    ['mysql://u:secret@db1:3306,db2:70000/store', /node 2 of 2 \("db2:70000"\) must be host or host:port with a port from 1 to 65535/],
+    ['mysql://u:secret@db1:3306,db_2:3306/store', /node 2 of 2 \("db_2:3306"\)/],
+    ['mysql://u:secret@db1:3306,db1/store', /node 2 of 2 \(db1:3306\) is listed twice/],
+    ['mariadb://u:secret@db1:3306,db2:3306:1/store', /node 2 of 2/],
+  ])('refuses %s at start, in one line naming DATABASE_URL and never the password', (url, why) => {
+    const load = () => loadConfig({ DATABASE_URL: url });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(/^Invalid configuration: DATABASE_URL: node /);
+    expect(load).toThrow(why);
+    try {
+      load();
+    } catch (error) {
+      expect((error as Error).message).not.toContain('secret');
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('keeps each read replica to one server: DATABASE_REPLICA_URLS is split at its commas', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://u:p@db1,db2/store', DATABASE_REPLICA_URLS: 'mysql://r:p@r1:3306,r2:3306/store' })).toThrow(
+      /^Invalid configuration: DATABASE_REPLICA_URLS: must be mysql:/,
+    );
+    expect(loadConfig({ DATABASE_URL: 'mysql://u:p@db1,db2/store', DATABASE_REPLICA_URLS: 'mysql://r:p@r1:3306/store' }).databaseReplicaUrls).toEqual([
+      'mysql://r:p@r1:3306/store',
+    ]);
   });
 });

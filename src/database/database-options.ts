@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { SqliteStatementGate } from './sqlite-statement-gate';
+import { NodeFailover, nodeFailoverOf } from './failover';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 
@@ -54,7 +55,7 @@ export function createDataSourceOptions(
       },
     };
   }
-  const url = mysqlUrl(databaseUrl);
+  const { url, stream } = primaryConnection(databaseUrl);
   return {
     ...common,
     type: 'mysql',
@@ -79,8 +80,14 @@ export function createDataSourceOptions(
     // mysql2 would capture a stack trace on every query to point a driver error at its caller; TypeORM raises its own error, whose stack is the one logged.
     trace: false,
     migrations: migrationsOf('mysql'),
-    extra: { connectionLimit: 10 },
+    extra: { connectionLimit: 10, ...stream },
   };
+}
+
+/** A DATABASE_URL of several nodes: TypeORM is given its first node's URL, and mysql2 a `stream` that connects each connection to the node in use. */
+function primaryConnection(databaseUrl: string): { url: string; stream?: { stream: NodeFailover['stream'] } } {
+  const nodes = nodeFailoverOf(mysqlUrl(databaseUrl));
+  return nodes ? { url: nodes.firstNodeUrl, stream: { stream: nodes.failover.stream } } : { url: mysqlUrl(databaseUrl) };
 }
 
 function mysqlUrl(databaseUrl: string): string {

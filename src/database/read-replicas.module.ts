@@ -6,6 +6,7 @@ import { OpsMetrics } from '../ops/metrics';
 import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
 import { createDataSourceOptions } from './database-options';
 import { DatabaseReads } from './database-reads';
+import { FailoverModule } from './failover.module';
 import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
 
 /**
@@ -15,6 +16,8 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
  * writes, never starts a monitor.
  */
 @Module({
+  // Here, after ErrorsModule in the app's imports, so that Nest tries the failover's error filter before the general one.
+  imports: [FailoverModule],
   providers: [
     {
       provide: ReplicaMonitor,

@@ -25,10 +25,10 @@ export class HealthController {
   @Get('readyz')
   @RouteConfig(SERVED_UNDER_PRESSURE)
   @Header('Cache-Control', 'no-store')
-  async readyz(): Promise<{ status: 'ready'; checks: Record<string, 'up' | 'degraded'> }> {
+  async readyz(): Promise<{ status: 'ready'; checks: Record<string, string> }> {
     const outcomes = await this.readiness.check();
     const message = notReadyMessage(outcomes);
     if (message) throw new ServiceUnavailableError(message);
-    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name, state }) => [name, state === 'degraded' ? 'degraded' : 'up'])) };
+    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name, state, shown }) => [name, shown ?? (state === 'degraded' ? 'degraded' : 'up')])) };
   }
 }

@@ -1,0 +1,36 @@
+import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AppConfig } from '../config/app-config';
+import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
+import { FailoverExceptionsFilter } from './failover-errors';
+import { nodeFailoverOf, stopNodeFailover } from './failover';
+
+/**
+ * What the HTTP service adds to the failover of a DATABASE_URL of several
+ * nodes: `/readyz` reports each node by name (`in-use`, `up` or `down`), and a
+ * lost node is answered 503 with Retry-After. Whether the service is ready
+ * stays the `database` check's to say.
+ */
+@Module({
+  providers: [
+    { provide: APP_FILTER, useClass: FailoverExceptionsFilter },
+    {
+      provide: READINESS_CHECKS,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): ReadinessCheck[] => {
+        const failover = nodeFailoverOf(config.databaseUrl)?.failover;
+        return (failover?.statuses() ?? []).map(({ name }, position) => ({
+          name,
+          check: async () => failover!.statuses()[position].state,
+        }));
+      },
+    },
+  ],
+})
+export class FailoverModule implements OnApplicationShutdown {
+  constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await stopNodeFailover(this.config.databaseUrl);
+  }
+}
