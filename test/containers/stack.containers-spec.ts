@@ -203,7 +203,7 @@ describeWithDocker('the compose stack on this machine', () => {
     const refused: string[] = [];
     let answered = 0;
     const until = Date.now() + 20_000;
-    // Pages, gets and creates, three in flight per key, as the bench's scenarios ask.
+    // Pages, gets and creates, three in flight per key, so that each replica's heap grows as it does under load.
     const lane = async (key: string, name: string) => {
       for (let n = 0; Date.now() < until; n++) {
         const answer =
