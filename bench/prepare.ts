@@ -66,19 +66,12 @@ export function compileFloor(): string {
 }
 
 /**
- * The service's node arguments as `npm run start:prod` gives them (V8 flags,
- * then dist/main.js), so that the bench runs the service as it ships.
+ * The service's node arguments as `npm run start:prod` gives them, so that the
+ * bench runs the service as it ships; it ships on V8's defaults, as the
+ * baseline and the floor run.
  */
 export function serviceArgs(): string[] {
-  return [...serviceNodeFlags(), join(ROOT, 'dist', 'main.js')];
-}
-
-/** The V8 flags the service starts with; the floor, in the service's place, runs with them too. */
-export function serviceNodeFlags(): string[] {
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const [node, ...args] = scripts['start:prod'].split(/\s+/);
-  if (node !== 'node' || args.pop() !== 'dist/main.js' || args.some((arg) => !arg.startsWith('-'))) {
-    throw new Error(`start:prod is not "node [flags] dist/main.js": ${scripts['start:prod']}`);
-  }
-  return args;
+  if (scripts['start:prod'] !== 'node dist/main.js') throw new Error(`start:prod is not "node dist/main.js": ${scripts['start:prod']}`);
+  return [join(ROOT, 'dist', 'main.js')];
 }

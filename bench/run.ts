@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ArgsError, BenchOptions, parseArgs, SCALE_SMALL_PETS, USAGE } from './args';
 import { BenchDatabase, DEFAULT_MYSQL_URL, mysqlDatabase, removePetsAfter, seedPets, sqliteDatabase } from './database';
 import { interleave, LoadSettings, LoadStretch, mergeStretches, runLoad, runStretch } from './load';
-import { compileBaseline, compileFloor, createApiKey, ensureBuilt, keysCliExists, migrate, RESULTS_DIR, serviceArgs, serviceNodeFlags } from './prepare';
+import { compileBaseline, compileFloor, createApiKey, ensureBuilt, keysCliExists, migrate, RESULTS_DIR, serviceArgs } from './prepare';
 import { CpuProfile, selfTimeByOwner, SelfTime, topSelfTime } from './cpu-profile';
 import { comparisonTable, progressLine, roundRatioLines, scaleTable, stealWarning, table, verdictTable, writeResults } from './report';
 import { buildScenarios, Scenario, ScenarioName } from './scenarios';
@@ -66,7 +66,7 @@ const EXIT_ON_SIGUSR2 = 'data:text/javascript,process.on("SIGUSR2",()=>process.e
 /**
  * What runs on each side: the service as `npm run start:prod` starts it, or
  * the library floor in its place with `--floor`; the bare baseline, or the
- * floor in its place with `--against`. The floor runs with the service's V8 flags.
+ * floor in its place with `--against`. All of them run on V8's defaults.
  */
 interface Scripts {
   /** Node's arguments for the service's side. */
@@ -82,7 +82,7 @@ interface Scripts {
 function scriptsFor(options: BenchOptions): Scripts {
   // The floor runs the baseline's compiled work, so the baseline is compiled either way.
   const baseline = [compileBaseline()];
-  const floorArgs = () => [...serviceNodeFlags(), compileFloor()];
+  const floorArgs = () => [compileFloor()];
   if (options.against) return { service: serviceArgs(), baseline: floorArgs(), against: options.against };
   return options.floor ? { service: floorArgs(), baseline, floor: options.floor } : { service: serviceArgs(), baseline };
 }

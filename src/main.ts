@@ -11,10 +11,8 @@ import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from './app.setu
 import { ConfigError, loadConfig } from './config/app-config';
 import { RouteDeclarationError } from './http/route-declarations';
 import { shutDownOnSignals } from './ops/graceful-shutdown';
-import { limitHeapGrowth } from './ops/heap-growth';
 
 async function bootstrap(): Promise<void> {
-  limitHeapGrowth();
   const config = loadConfig();
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(config), {
     ...NEST_APP_OPTIONS,

@@ -69,6 +69,26 @@ async function loadPetNames(key: string): Promise<string[]> {
   return names;
 }
 
+/** A size as `docker stats` prints it (`123.4MiB`), in bytes. */
+function bytesOf(size: string): number {
+  const match = /^([\d.]+)\s*([KMGT]i)?B$/.exec(size.trim());
+  if (!match) throw new Error(`Not a size docker stats prints: "${size}"`);
+  return Number(match[1]) * 1024 ** ['', 'Ki', 'Mi', 'Gi', 'Ti'].indexOf(match[2] ?? '');
+}
+
+/** What Docker says of a service's one container: its memory limit, whether it was killed for memory, its restarts, and its usage now. */
+async function memoryOf(service: string): Promise<{ limit: number; enforced: number; usage: number; oomKilled: boolean; restarts: number }> {
+  const id = (await compose(['ps', '-q', service])).stdout.trim();
+  expect(id).not.toBe('');
+  const inspect = await run('docker', ['inspect', '--format', '{{.HostConfig.Memory}} {{.State.OOMKilled}} {{.RestartCount}}', id]);
+  expect(inspect.status).toBe(0);
+  const [limit, oomKilled, restarts] = inspect.stdout.trim().split(' ');
+  const stats = await run('docker', ['stats', '--no-stream', '--format', '{{.MemUsage}}', id]);
+  expect(stats.status).toBe(0);
+  const [usage, enforced] = stats.stdout.trim().split(' / ');
+  return { limit: Number(limit), enforced: bytesOf(enforced), usage: bytesOf(usage), oomKilled: oomKilled === 'true', restarts: Number(restarts) };
+}
+
 describeWithDocker('the compose stack on this machine', () => {
   let project = '';
   let down = false;
@@ -175,6 +195,41 @@ describeWithDocker('the compose stack on this machine', () => {
     const delta = (target: string) =>
       after.reduce((sum, samples, index) => sum + (samples.get(`{target="${target}"}`) ?? 0) - (before[index].get(`{target="${target}"}`) ?? 0), 0);
     expect({ replica: delta('replica'), primary: delta('primary') }).toEqual({ replica: 5, primary: 0 });
+  });
+
+  it('serves a load from each app container within the memory limit the compose file gives it', async () => {
+    const limits = ['--plan', 'enterprise', '--per-minute', '100000', '--per-day', '10000000'];
+    const { keys } = await keysOnBothReplicas(limits, 4);
+    const refused: string[] = [];
+    let answered = 0;
+    const until = Date.now() + 20_000;
+    // Pages, gets and creates, three in flight per key, so that each replica's heap grows as it does under load.
+    const lane = async (key: string, name: string) => {
+      for (let n = 0; Date.now() < until; n++) {
+        const answer =
+          n % 3 === 2
+            ? await http('/v1/pets', { method: 'POST', key, body: { name: `memory-${name}-${n}`, categoryId: 2 } })
+            : await http(n % 3 === 0 ? '/v1/pets?limit=20' : `/v1/pets/${created.id}`, { key });
+        if (answer.status === 200 || answer.status === 201) answered++;
+        else refused.push(`${answer.status} ${JSON.stringify(answer.body)}`);
+      }
+    };
+    await Promise.all(keys.flatMap((key, index) => [0, 1, 2].map((slot) => lane(key, `${index}-${slot}`))));
+    expect(refused).toEqual([]);
+    expect(answered).toBeGreaterThan(500);
+
+    for (const service of ['app1', 'app2']) {
+      const memory = await memoryOf(service);
+      // The limit is set, and the engine enforces it rather than discarding it.
+      expect(memory.limit).toBeGreaterThan(0);
+      expect({ service, enforced: memory.enforced }).toEqual({ service, enforced: memory.limit });
+      expect({ service, oomKilled: memory.oomKilled, restarts: memory.restarts }).toEqual({ service, oomKilled: false, restarts: 0 });
+      expect({ service, usageMb: Math.round(memory.usage / 2 ** 20), under: memory.usage < 0.9 * memory.limit }).toEqual({ service, usageMb: expect.any(Number), under: true });
+      // Node reads the container's bound and sizes V8's heap within it.
+      const heapLimit = Number(await exec(service, ['node', '-e', "process.stdout.write(String(require('v8').getHeapStatistics().heap_size_limit))"]));
+      expect(heapLimit).toBeGreaterThan(0);
+      expect(heapLimit).toBeLessThan(memory.limit);
+    }
   });
 
   it('loses no read and no acknowledged create while app1 stops under load', async () => {

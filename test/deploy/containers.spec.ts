@@ -43,6 +43,15 @@ describeWithCompose('docker-compose.yml', () => {
     expect(resolved).toMatch(/^  otel-collector:\n(    .*\n)*?    profiles:\n    - tracing$/m);
   });
 
+  it('bounds the memory of each app replica, both alike', () => {
+    const result = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: ROOT, encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    const services = result.stdout.slice(result.stdout.indexOf('services:\n')).split(/^(?=  [a-z0-9-]+:$)/m).slice(1);
+    const limitOf = (name: string) => /^    mem_limit: '?(\d+[bkmg]?)'?$/m.exec(services.find((service) => service.startsWith(`  ${name}:\n`)) ?? '')?.[1];
+    expect(limitOf('app1')).toMatch(/^[1-9]\d*[mg]$/);
+    expect(limitOf('app2')).toBe(limitOf('app1'));
+  });
+
   it('publishes nginx alone, on the loopback address', () => {
     const result = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: ROOT, encoding: 'utf8' });
     expect(result.status).toBe(0);
