@@ -19,17 +19,16 @@ function comparison(ratios: { req: number; cpu: number; p99: number }, rssMb: nu
 const states = (comparisons: Comparison[]) => floorVerdicts(comparisons).map((v) => [v.what, v.measured, v.met]);
 
 describe('floorVerdicts', () => {
-  it('judges each scenario by the floor\'s four targets, met at their limits', () => {
+  it('judges each scenario by the floor\'s three targets, met at their limits', () => {
     expect(states([comparison({ req: 0.9, cpu: 1.15, p99: 1.3 }, 199)])).toEqual([
       ['get req/s', '0.90x', true],
       ['get CPU per request', '1.15x', true],
       ['get p99', '1.30x', true],
-      ['get service RSS', '199 MB', true],
     ]);
   });
 
   it('marks each target missed just past its limit', () => {
-    expect(states([comparison({ req: 0.89, cpu: 1.16, p99: 1.31 }, 200)]).map(([, , met]) => met)).toEqual([false, false, false, false]);
+    expect(states([comparison({ req: 0.89, cpu: 1.16, p99: 1.31 }, 200)]).map(([, , met]) => met)).toEqual([false, false, false]);
   });
 
   it('shows a ratio rounded towards missing its limit, so a miss never reads as the limit itself', () => {
@@ -54,7 +53,6 @@ describe('floorVerdicts', () => {
       ['get req/s', '1.00x', true],
       ['get CPU per request', 'n/a', undefined],
       ['get p99', '1.00x', true],
-      ['get service RSS', 'n/a', undefined],
     ]);
   });
 });

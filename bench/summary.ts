@@ -95,7 +95,6 @@ const MIN_RATIO: Record<ScenarioName, number> = { 'list-first': 0.8, 'list-deep'
 const MAX_P99_RATIO = 1.5;
 /** A create with an Idempotency-Key against one without, on the same server: what storing the key's record costs. */
 const MIN_KEYED_SHARE = 0.8;
-export const MAX_RSS_MB = 200;
 export const MAX_STARTUP_MS = 2_000;
 export const MAX_SCALE_P50_RATIO = 1.5;
 
@@ -129,12 +128,6 @@ export function verdicts(comparisons: readonly Comparison[], startupMs: number |
       met: atLeast(share('service'), MIN_KEYED_SHARE),
     });
   }
-  const listRss = comparisons
-    .filter((c) => c.scenario.startsWith('list'))
-    .map((c) => c.service.peakRssMb)
-    .filter((value): value is number => value !== undefined);
-  const rss = listRss.length ? Math.max(...listRss) : undefined;
-  result.push(rssVerdict('service RSS under list load', rss));
   result.push({
     what: 'service startup to ready',
     target: embeddedStore ? `< ${MAX_STARTUP_MS} ms` : `< ${MAX_STARTUP_MS} ms on SQLite (reported only)`,
@@ -154,13 +147,9 @@ export function floorVerdicts(comparisons: readonly Comparison[]): Verdict[] {
     { what: `${c.scenario} req/s`, target: `>= ${MIN_FLOOR_REQ_RATIO.toFixed(2)}x floor`, measured: shownAtLeast(c.reqPerSecRatio), met: atLeast(c.reqPerSecRatio, MIN_FLOOR_REQ_RATIO) },
     { what: `${c.scenario} CPU per request`, target: `<= ${MAX_FLOOR_CPU_RATIO.toFixed(2)}x floor`, measured: shownAtMost(c.cpuRatio), met: atMost(c.cpuRatio, MAX_FLOOR_CPU_RATIO) },
     { what: `${c.scenario} p99`, target: `<= ${MAX_FLOOR_P99_RATIO.toFixed(2)}x floor`, measured: shownAtMost(c.p99Ratio), met: atMost(c.p99Ratio, MAX_FLOOR_P99_RATIO) },
-    rssVerdict(`${c.scenario} service RSS`, c.service.peakRssMb),
   ]);
 }
 
-function rssVerdict(what: string, peakRssMb: number | undefined): Verdict {
-  return { what, target: `< ${MAX_RSS_MB} MB`, measured: fixed(peakRssMb, 0, ' MB'), met: peakRssMb === undefined ? undefined : peakRssMb < MAX_RSS_MB };
-}
 
 export interface ScaleRow {
   readonly pets: number;

@@ -41,7 +41,6 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { ThrottlerGuard, ThrottlerModule, type ThrottlerStorage } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { map, type Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
 import {
@@ -178,11 +177,7 @@ async function typeOrmStore(): Promise<Store> {
         }
       : { type: 'mysql', url: databaseUrl.replace(/^mariadb:/, 'mysql:'), poolSize: 10, charset: 'utf8mb4', timezone: 'Z', trace: false },
   ).initialize();
-  // On SQLite, as the baseline: a statement waits for the event loop's check phase, so a turn's statements run together.
-  const query = async <T>(sql: string, parameters: unknown[]): Promise<T> => {
-    if (sqlite) await nextTurn();
-    return dataSource.query(sql, parameters);
-  };
+  const query = <T>(sql: string, parameters: unknown[]): Promise<T> => dataSource.query(sql, parameters);
   // better-sqlite3 answers an INSERT with the row id itself, mysql2 with a result header.
   const insertedId = (result: unknown) => Number(sqlite ? result : (result as { insertId: number }).insertId);
   return {
@@ -190,7 +185,6 @@ async function typeOrmStore(): Promise<Store> {
     byId: async (id) => (await query<Row[]>(SQL.byId, [id]))[0],
     insert: async (name, categoryId, status) => insertedId(await query<unknown>(SQL.insert, [name, categoryId, status])),
     insertOnce: async (name, categoryId, status, keyed) => {
-      if (sqlite) await nextTurn();
       try {
         return await dataSource.transaction(async (manager) => {
           const id = insertedId(await manager.query(SQL.insert, [name, categoryId, status]));
