@@ -36,6 +36,8 @@ export interface StoreDialect {
   /** Opens a read transaction whose reads all see the store as it stood at one moment, while others go on writing. */
   beginSnapshot(runner: QueryRunner): Promise<void>;
   endSnapshot(runner: QueryRunner): Promise<void>;
+  /** The column the store numbers itself in a table, if any: TypeORM's schema reader misses it on SQLite when the column's name is not quoted. */
+  autoIncrementColumn(runner: QueryRunner, table: string, primaryKey: readonly string[]): Promise<string | undefined>;
   /** Each auto-increment counter as the id it gives next. */
   nextIds(runner: QueryRunner): Promise<Record<string, number>>;
   /** Moves a counter on so that `next` is the id it gives next; on MySQL the statement commits, so the restore runs it after its transaction. */
@@ -52,6 +54,13 @@ const SQLITE: StoreDialect = {
   // WAL mode gives a reader the snapshot of its transaction's first read; writers are never blocked by it.
   beginSnapshot: (runner) => runner.startTransaction(),
   endSnapshot: (runner) => runner.commitTransaction(),
+  autoIncrementColumn: async (runner, table, primaryKey) => {
+    const [{ n }] = (await runner.query("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ? AND sql LIKE '%AUTOINCREMENT%'", [
+      table,
+    ])) as Array<{ n: number }>;
+    // AUTOINCREMENT is only allowed on a table's one INTEGER PRIMARY KEY.
+    return n > 0 && primaryKey.length === 1 ? primaryKey[0] : undefined;
+  },
   nextIds: async (runner) => {
     const [known] = (await runner.query("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sqlite_sequence'")) as Array<{ n: number }>;
     if (known.n === 0) return {};
@@ -78,6 +87,13 @@ const MYSQL: StoreDialect = {
   },
   endSnapshot: async (runner) => {
     await runner.query('COMMIT');
+  },
+  autoIncrementColumn: async (runner, table) => {
+    const rows = (await runner.query(
+      "SELECT COLUMN_NAME AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND EXTRA LIKE '%auto_increment%'",
+      [table],
+    )) as Array<{ name: string }>;
+    return rows[0]?.name;
   },
   nextIds: async (runner) => {
     const rows = (await runner.query(
@@ -125,25 +141,26 @@ export async function lastMigration(runner: QueryRunner, dialect: StoreDialect):
  */
 export async function readStoreTables(runner: QueryRunner, dialect: StoreDialect): Promise<StoreTable[]> {
   const names = (await dialect.tableNames(runner)).filter((name) => !ownTables(runner.dataSource).includes(name));
-  const tables = (await runner.getTables(names)).map((table): StoreTable => {
+  const tables: StoreTable[] = [];
+  for (const table of await runner.getTables(names)) {
     const columns: Record<string, ColumnKind> = {};
     for (const column of table.columns) {
-      const kind = KINDS[column.type.toLowerCase()];
+      // SQLite's schema reader keeps a declared length in the type (`char(64)`); MySQL's gives it apart.
+      const kind = KINDS[column.type.toLowerCase().replace(/\s*\(.*$/, '')];
       if (!kind) throw new BackupRefusedError(`column ${table.name}.${column.name} is of type ${column.type}, which a backup does not know`);
       columns[column.name] = kind;
     }
     const primaryKey = table.columns.filter((column) => column.isPrimary).map((column) => column.name);
     if (primaryKey.length === 0) throw new BackupRefusedError(`table ${table.name} has no primary key, which a backup reads it by`);
-    const increment = table.columns.find((column) => column.isGenerated && column.generationStrategy === 'increment');
-    return {
+    tables.push({
       name: table.name,
       columns,
       primaryKey,
       nullable: new Set(table.columns.filter((column) => column.isNullable).map((column) => column.name)),
-      autoIncrement: increment?.name,
+      autoIncrement: await dialect.autoIncrementColumn(runner, table.name, primaryKey),
       references: table.foreignKeys.flatMap((key) => key.columnNames.map((column) => ({ column, table: key.referencedTableName }))),
-    };
-  });
+    });
+  }
   return inRestoreOrder(tables);
 }
 
