@@ -63,7 +63,7 @@ describe('ApiKeysService', () => {
 
   it.each([
     [{ plan: 'gold' }, /unknown plan "gold"/],
-    [{ plan: 'enterprise' }, /^an enterprise plan needs perMinute and perDay \(positive integers\)$/],
+    [{ plan: 'enterprise' }, /^an enterprise plan needs perMinute and perDay \(integers from 1 to 4294967295\)$/],
     [{ plan: 'enterprise', perMinute: 10 }, /^an enterprise plan needs perMinute and perDay/],
     [{ plan: 'enterprise', perMinute: 100, perDay: 10 }, /^perMinute cannot be larger than perDay$/],
     [{ plan: 'pro', perMinute: 10, perDay: 100 }, /^perMinute and perDay apply to the enterprise plan only$/],

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ApiKeysService } from '../application/api-keys.service';
-import { ApiKey, hasOwnAccount } from '../domain/api-key';
+import { ApiKey, hasOwnAccount, MAX_PLAN_LIMIT } from '../domain/api-key';
 import { AccountOnAnotherPlanError, InvalidNameError, InvalidPlanLimitsError, type PlanLimitsProblem } from '../domain/api-key.errors';
 import { parseDuration } from '../domain/duration';
 import { allScopes } from '../domain/scope';
@@ -32,7 +32,7 @@ export class RefusedError extends Error {}
 
 const PLAN_LIMITS_FLAGS: Readonly<Record<PlanLimitsProblem, string>> = {
   'limits-on-other-plan': '--per-minute and --per-day apply to enterprise keys only',
-  'enterprise-without-limits': 'an enterprise key needs --per-minute N and --per-day N (positive integers)',
+  'enterprise-without-limits': `an enterprise key needs --per-minute N and --per-day N (integers from 1 to ${MAX_PLAN_LIMIT})`,
   'minute-over-day': '--per-minute cannot be larger than --per-day',
 };
 
@@ -55,7 +55,9 @@ export interface CliOutput {
 
 function toCount(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new UsageError(`--${flag} must be a positive integer`);
+  if (!/^\d{1,15}$/.test(value) || Number(value) < 1 || Number(value) > MAX_PLAN_LIMIT) {
+    throw new UsageError(`--${flag} must be an integer from 1 to ${MAX_PLAN_LIMIT}`);
+  }
   return Number(value);
 }
 

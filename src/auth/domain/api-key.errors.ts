@@ -20,7 +20,7 @@ export type PlanLimitsProblem = 'limits-on-other-plan' | 'enterprise-without-lim
 
 const PLAN_LIMITS_MESSAGES: Readonly<Record<PlanLimitsProblem, string>> = {
   'limits-on-other-plan': 'perMinute and perDay apply to the enterprise plan only',
-  'enterprise-without-limits': 'an enterprise plan needs perMinute and perDay (positive integers)',
+  'enterprise-without-limits': 'an enterprise plan needs perMinute and perDay (integers from 1 to 4294967295)',
   'minute-over-day': 'perMinute cannot be larger than perDay',
 };
 

@@ -35,6 +35,9 @@ export function hasExpired(key: ApiKey, now: number): boolean {
 
 export const MAX_KEY_NAME_LENGTH = 100;
 
+/** The largest per-minute or per-day number an enterprise account may carry: both stores keep it in an unsigned 32-bit column. */
+export const MAX_PLAN_LIMIT = 4_294_967_295;
+
 /** Checks the plan/limits pairing: enterprise keys carry their own numbers, other plans never do. */
 export function checkPlanLimits(plan: Plan, limits: Partial<PlanLimits>): PlanLimits | null {
   const given = limits.perMinute !== undefined || limits.perDay !== undefined;
@@ -51,6 +54,6 @@ export function checkPlanLimits(plan: Plan, limits: Partial<PlanLimits>): PlanLi
 }
 
 function isPositiveInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_PLAN_LIMIT;
 }
 
