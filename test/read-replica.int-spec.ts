@@ -1,6 +1,6 @@
 import { ApiClient } from './support/api-client';
-import { isCi } from './support/local-services';
-import { isMariadbServerAvailable, LocalReplication, startReplication } from './support/mariadb-replication';
+import { LocalReplication, startReplication } from './support/mariadb-replication';
+import { describeWithMariadbServer } from './support/mariadb-server';
 import { createTestApp, TestApp } from './support/test-app';
 
 interface Pet {
@@ -18,13 +18,8 @@ async function eventually(condition: () => Promise<boolean>, what: string, timeo
   }
 }
 
-if (!isMariadbServerAvailable()) {
-  if (isCi()) throw new Error('mariadbd is not installed: CI needs it for the read-replica spec, failing the run.');
-  process.stderr.write('\n!!!!!!!! mariadbd not found: the read-replica spec is SKIPPED. !!!!!!!!\n\n');
-}
-
 // Its own primary and replica, each a mariadbd on a free loopback port, so the machine's MariaDB needs no binlog.
-(isMariadbServerAvailable() ? describe : describe.skip)('pet reads on a MariaDB read replica [mysql]', () => {
+describeWithMariadbServer('read-replica')('pet reads on a MariaDB read replica [mysql]', () => {
   let replication: LocalReplication;
   let testApp: TestApp;
   /** A key that created a pet: reads its own writes. */

@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       maxEventLoopDelayMs: 1_000,
+      databaseAcquireTimeoutMs: 2000,
+      databaseStatementTimeoutMs: 3000,
     });
     expect(config.rateLimitPlans).toEqual({});
   });
@@ -50,6 +52,8 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://u@db/store', DATABASE_REPLICA_URLS: 'replica:3306' }, /^Invalid configuration: DATABASE_REPLICA_URLS: must be mysql:\/\//],
     [{ DATABASE_URL: 'mysql://u@db/store', DATABASE_REPLICA_URLS: 'mysql://r@a/store,sqlite:./b.db' }, /DATABASE_REPLICA_URLS: must be mysql:\/\//],
     [{ DATABASE_REPLICA_MAX_LAG_SECONDS: '0' }, /^Invalid configuration: DATABASE_REPLICA_MAX_LAG_SECONDS: must be an integer from 1 to 86400$/],
+    [{ DATABASE_ACQUIRE_TIMEOUT_MS: '2s' }, /^Invalid configuration: DATABASE_ACQUIRE_TIMEOUT_MS: must be an integer from 100 to 60000$/],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '0' }, /^Invalid configuration: DATABASE_STATEMENT_TIMEOUT_MS: must be an integer from 100 to 3600000$/],
     [{ LOG_FORMAT: 'text' }, /^Invalid configuration: LOG_FORMAT: must be json or pretty$/],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /^Invalid configuration: OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/],
   ])('stops on %p with one line naming the variable', (env, message) => {

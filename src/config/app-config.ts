@@ -59,6 +59,8 @@ class EnvironmentVariables {
   })
   DATABASE_REPLICA_URLS?: string[];
   @Transform(toInt) @IsIntBetween(1, 86_400) DATABASE_REPLICA_MAX_LAG_SECONDS = 5;
+  @Transform(toInt) @IsIntBetween(100, 60_000) DATABASE_ACQUIRE_TIMEOUT_MS = 2_000;
+  @Transform(toInt) @IsIntBetween(100, 3_600_000) DATABASE_STATEMENT_TIMEOUT_MS = 3_000;
   @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port' })
   REDIS_URL?: string;
   @IsOptional()
@@ -136,6 +138,10 @@ export interface AppConfig {
   readonly databaseReplicaUrls: readonly string[];
   /** A replica reporting more lag than this is taken out of reads until it catches up. */
   readonly databaseReplicaMaxLagSeconds: number;
+  /** On MySQL, the longest a request waits for a pooled connection before it is answered 503. */
+  readonly databaseAcquireTimeoutMs: number;
+  /** On MariaDB, the longest a statement runs (or waits on a lock) before the server stops it and the request is answered 503. */
+  readonly databaseStatementTimeoutMs: number;
   readonly redisUrl?: string;
   /** Seed nodes of a Redis Cluster that holds the rate-limit counters; used instead of `redisUrl`. */
   readonly redisClusterNodes?: readonly RedisNode[];
@@ -202,6 +208,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl: vars.DATABASE_URL,
     databaseReplicaUrls: vars.DATABASE_REPLICA_URLS ?? [],
     databaseReplicaMaxLagSeconds: vars.DATABASE_REPLICA_MAX_LAG_SECONDS,
+    databaseAcquireTimeoutMs: vars.DATABASE_ACQUIRE_TIMEOUT_MS,
+    databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
     redisUrl: vars.REDIS_URL,
     redisClusterNodes: vars.REDIS_CLUSTER_NODES?.map(toRedisNode),
     redisKeyPrefix: vars.REDIS_KEY_PREFIX,

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
+import { boundedMysql2, DatabaseBounds } from './bounded-mysql2';
 import { SqliteStatementGate } from './sqlite-statement-gate';
 import { NodeFailover, nodeFailoverOf } from './failover';
 
@@ -29,11 +30,15 @@ export const REPLICA_RETRY_MS = 1_000;
  * With replicas, TypeORM's own `replication` option holds them: every query
  * stays on the primary unless it asks for a 'slave' query runner, so only the
  * reads that choose a replica run there, and migrations never do.
+ * With `bounds` (the service's pool), no MySQL wait outlasts them
+ * (docs/adr/0038); without (migrations, the CLI), a statement runs as long as
+ * it takes.
  */
 export function createDataSourceOptions(
   databaseUrl: string,
   entities: DataSourceOptions['entities'] = [],
   replicaUrls: readonly string[] = [],
+  bounds?: DatabaseBounds,
 ): DataSourceOptions {
   const common = { entities, synchronize: false, migrationsRun: false, logging: false } as const;
   if (databaseKind(databaseUrl) === 'sqlite') {
@@ -81,7 +86,15 @@ export function createDataSourceOptions(
     trace: false,
     migrations: migrationsOf('mysql'),
     extra: { connectionLimit: 10, ...stream },
+    ...(bounds && { driver: boundedMysql2(bounds), connectTimeout: bounds.acquireTimeoutMs }),
   };
+}
+
+/** The same MySQL store's primary alone, without the request bounds: for migrations, which may take longer than a request may. */
+export function unboundedPrimaryOf(options: DataSourceOptions): DataSourceOptions {
+  if (options.type !== 'mysql') throw new Error('Only a MySQL DataSource has request bounds');
+  const { replication, driver: _driver, connectTimeout: _connectTimeout, ...rest } = options;
+  return { ...rest, url: replication?.master.url ?? options.url };
 }
 
 /** A DATABASE_URL of several nodes: TypeORM is given its first node's URL, and mysql2 a `stream` that connects each connection to the node in use. */

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { SystemClock } from '../config/clock';
-import { describeFailure } from './driver-errors';
+import { describeFailure, unavailableOr } from './driver-errors';
 import { ReplicaLogger, ReplicaMonitor } from './replica-monitor';
 
 /** Which server answered a read. */
@@ -72,7 +72,9 @@ export class DatabaseReads {
         await runner.release();
       }
     }
-    const rows: T[] = await this.dataSource.query(sql, parameters);
+    const rows: T[] = await this.dataSource.query(sql, parameters).catch((error: unknown) => {
+      throw unavailableOr(error);
+    });
     this.count('primary');
     return { rows, servedBy: 'primary' };
   }

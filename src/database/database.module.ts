@@ -2,7 +2,8 @@ import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { createDataSourceOptions } from './database-options';
+import { databaseBoundsOf } from './bounded-mysql2';
+import { createDataSourceOptions, unboundedPrimaryOf } from './database-options';
 import { runMigrations } from './run-migrations';
 import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
 import { UnitOfWork } from './unit-of-work';
@@ -14,13 +15,22 @@ import { UnitOfWork } from './unit-of-work';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       // Each module registers its own entities with TypeOrmModule.forFeature, so adding a module edits no list here.
-      useFactory: (config: AppConfig) => ({ ...createDataSourceOptions(config.databaseUrl, [], config.databaseReplicaUrls), autoLoadEntities: true }),
-      // The schema must be current before the first request, so migrations run as the pool opens.
+      useFactory: (config: AppConfig) => ({
+        ...createDataSourceOptions(config.databaseUrl, [], config.databaseReplicaUrls, databaseBoundsOf(config)),
+        autoLoadEntities: true,
+      }),
+      // The schema must be current before the first request; on MySQL migrations run first, on a DataSource of their own, as one may outlast the request bounds.
       dataSourceFactory: async (options) => {
-        const dataSource = await new DataSource(options!).initialize();
-        const applied = await runMigrations(dataSource);
-        if (applied.length) new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
-        return dataSource;
+        const serving = new DataSource(options!);
+        const migrator = options!.type === 'mysql' ? new DataSource(unboundedPrimaryOf(options!)) : serving;
+        await migrator.initialize();
+        try {
+          const applied = await runMigrations(migrator);
+          if (applied.length) new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
+        } finally {
+          if (migrator !== serving) await migrator.destroy();
+        }
+        return serving.isInitialized ? serving : serving.initialize();
       },
     }),
   ],

@@ -1,19 +1,17 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
 import { AppConfig } from '../config/app-config';
 import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
-import { FailoverExceptionsFilter } from './failover-errors';
 import { nodeFailoverOf, stopNodeFailover } from './failover';
 
 /**
  * What the HTTP service adds to the failover of a DATABASE_URL of several
- * nodes: `/readyz` reports each node by name (`in-use`, `up` or `down`), and a
- * lost node is answered 503 with Retry-After. Whether the service is ready
+ * nodes: `/readyz` reports each node by name (`in-use`, `up` or `down`); a
+ * lost node's failures are answered 503 as any unavailable database's are
+ * (driver-errors.ts). Whether the service is ready
  * stays the `database` check's to say.
  */
 @Module({
   providers: [
-    { provide: APP_FILTER, useClass: FailoverExceptionsFilter },
     {
       provide: READINESS_CHECKS,
       inject: [AppConfig],

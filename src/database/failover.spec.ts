@@ -3,7 +3,7 @@ import { AddressInfo, createServer, Server, Socket } from 'node:net';
 import { QueryFailedError } from 'typeorm';
 import { DatabaseNode } from '../config/app-config';
 import { createDataSourceOptions } from './database-options';
-import { isCertificationConflict, isNodeUnavailable } from './failover-errors';
+import { isUnavailable } from './driver-errors';
 import { failoverOrder, galeraUnfitness, NoDatabaseNodeError, NodeFailover, nodeFailoverOf, NodeProbe, stopNodeFailover } from './failover';
 
 const NODES: DatabaseNode[] = [
@@ -118,7 +118,7 @@ describe('NodeFailover', () => {
     await expect(none).rejects.toThrow(NoDatabaseNodeError);
     await expect(none).rejects.toMatchObject({ fatal: true, message: 'None of the 3 database nodes can take statements' });
     expect(states(failover)).toEqual(['down', 'down', 'down']);
-    expect(isNodeUnavailable(await none.catch((error: unknown) => error))).toBe(true);
+    expect(isUnavailable(await none.catch((error: unknown) => error))).toBe(true);
 
     fit[0] = true;
     await expect(failover.nodeInUse()).resolves.toBe(0);
@@ -194,7 +194,7 @@ describe('NodeFailover.stream', () => {
     const refused = failover.stream({ config: dead });
     const [error] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
     expect(error.code).toBe('ECONNREFUSED');
-    expect(isNodeUnavailable(error)).toBe(true);
+    expect(isUnavailable(error)).toBe(true);
     expect(logger.warn).toHaveBeenCalledWith(expect.stringMatching(/^database-1 is lost \(connect ECONNREFUSED .*\); moving to the next node$/));
 
     const next = failover.stream({ config: dead });
@@ -209,17 +209,17 @@ describe('errors of a lost node', () => {
   const driverError = (fields: Record<string, unknown>) => Object.assign(new Error('driver'), fields);
 
   it('are the connection errors, raw or wrapped by TypeORM, and a Galera node not ready for statements', () => {
-    expect(isNodeUnavailable(driverError({ code: 'ECONNREFUSED' }))).toBe(true);
-    expect(isNodeUnavailable(new QueryFailedError('SELECT 1', [], driverError({ code: 'PROTOCOL_CONNECTION_LOST', fatal: true })))).toBe(true);
-    expect(isNodeUnavailable(new QueryFailedError('SELECT 1', [], driverError({ code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 })))).toBe(true);
-    expect(isNodeUnavailable(driverError({ code: 'ER_PARSE_ERROR' }))).toBe(false);
-    expect(isNodeUnavailable(new Error('a bug'))).toBe(false);
-    expect(isNodeUnavailable(undefined)).toBe(false);
+    expect(isUnavailable(driverError({ code: 'ECONNREFUSED' }))).toBe(true);
+    expect(isUnavailable(new QueryFailedError('SELECT 1', [], driverError({ code: 'PROTOCOL_CONNECTION_LOST', fatal: true })))).toBe(true);
+    expect(isUnavailable(new QueryFailedError('SELECT 1', [], driverError({ code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 })))).toBe(true);
+    expect(isUnavailable(driverError({ code: 'ER_PARSE_ERROR' }))).toBe(false);
+    expect(isUnavailable(new Error('a bug'))).toBe(false);
+    expect(isUnavailable(undefined)).toBe(false);
   });
 
-  it('leave certification conflicts apart', () => {
-    expect(isCertificationConflict(new QueryFailedError('COMMIT', [], driverError({ code: 'ER_LOCK_DEADLOCK', errno: 1213 })))).toBe(true);
-    expect(isCertificationConflict(driverError({ code: 'ER_DUP_ENTRY' }))).toBe(false);
+  it('include a certification conflict at commit, which Galera ends as a deadlock, and not a duplicate key', () => {
+    expect(isUnavailable(new QueryFailedError('COMMIT', [], driverError({ code: 'ER_LOCK_DEADLOCK', errno: 1213 })))).toBe(true);
+    expect(isUnavailable(new QueryFailedError('INSERT …', [], driverError({ code: 'ER_DUP_ENTRY', errno: 1062 })))).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { Clock } from '../config/clock';
 import { OpsMetrics } from '../ops/metrics';
 import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
+import { databaseBoundsOf } from './bounded-mysql2';
 import { createDataSourceOptions } from './database-options';
 import { DatabaseReads } from './database-reads';
 import { FailoverModule } from './failover.module';
@@ -45,7 +46,7 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
           (servedBy) => metrics.countRead(servedBy),
           (positions) => {
             const replicas = positions.map((position) => config.databaseReplicaUrls[position]);
-            return new DataSource(createDataSourceOptions(config.databaseUrl, [], replicas)).initialize();
+            return new DataSource(createDataSourceOptions(config.databaseUrl, [], replicas, databaseBoundsOf(config))).initialize();
           },
           new Logger('Database'),
         ),

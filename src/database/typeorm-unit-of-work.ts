@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
-import { describeFailure } from './driver-errors';
+import { describeFailure, unavailableOr } from './driver-errors';
 import { SqliteStatementGate, statementGateOf } from './sqlite-statement-gate';
 import { UnitOfWork } from './unit-of-work';
 
@@ -43,9 +43,11 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
         result = await work();
       } catch (error) {
         await this.end(unit, false);
-        throw error;
+        throw unavailableOr(error);
       }
-      await this.end(unit, true);
+      await this.end(unit, true).catch((error: unknown) => {
+        throw unavailableOr(error);
+      });
       return result;
     });
   }
@@ -56,6 +58,11 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
     if (!unit) return this.dataSource.manager;
     unit.transaction ??= this.begin(unit);
     return (await unit.transaction).manager;
+  }
+
+  /** Runs one statement through `manager()` and answers its rows. */
+  async query<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    return ((await this.structuredQuery(sql, parameters)).records ?? []) as T[];
   }
 
   /** Runs one statement through `manager()` and answers how many rows it changed, which `query()` alone does not say on every driver. */
@@ -75,11 +82,18 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
     return this.run(async () => work(await this.manager()));
   }
 
+  /**
+   * Outside a unit, a database that is unavailable is answered as such here;
+   * inside one, the error goes to the work as the driver raised it (an adapter
+   * may read a lock conflict as its own answer), and `run` answers for the unit.
+   */
   private async structuredQuery(sql: string, parameters: unknown[]): Promise<QueryResult> {
     const manager = await this.manager();
     const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
     try {
       return await runner.query(sql, parameters, true);
+    } catch (error) {
+      throw runner === manager.queryRunner ? error : unavailableOr(error);
     } finally {
       if (runner !== manager.queryRunner) await runner.release();
     }

@@ -1,6 +1,7 @@
 import { ArgumentsHost, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { AllExceptionsFilter, toErrorBody } from './all-exceptions.filter';
-import { InvalidInputError } from './domain-error';
+import { InvalidInputError, RetryLaterError } from './domain-error';
+import { SERVICE_UNAVAILABLE } from './error-code';
 import { PayloadTooLargeError } from './request-errors';
 
 describe('toErrorBody', () => {
@@ -45,8 +46,19 @@ describe('AllExceptionsFilter', () => {
   it('closes the connection after refusing a body it did not read', () => {
     const reply = fakeReply();
     new AllExceptionsFilter().catch(new PayloadTooLargeError(), hostFor(reply));
-    expect(reply.header).toHaveBeenCalledWith('connection', 'close');
+    expect(reply.header).toHaveBeenCalledWith('Connection', 'close');
     expect(reply.code).toHaveBeenCalledWith(413);
     expect(reply.send).toHaveBeenCalledWith({ code: 'payload_too_large', message: 'Request body is too large', status: 413 });
+  });
+
+  it('tells the client when to come back after a refusal that says so', () => {
+    class Away extends RetryLaterError {
+      readonly code = SERVICE_UNAVAILABLE;
+    }
+    const reply = fakeReply();
+    new AllExceptionsFilter().catch(new Away('The store is away', 2), hostFor(reply));
+    expect(reply.header).toHaveBeenCalledWith('Retry-After', 2);
+    expect(reply.code).toHaveBeenCalledWith(503);
+    expect(reply.send).toHaveBeenCalledWith({ code: 'service_unavailable', message: 'The store is away', status: 503 });
   });
 });

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { types } from 'node:util';
-import { DomainError } from './domain-error';
+import { DomainError, RetryLaterError } from './domain-error';
 import {
   ErrorBody,
   errorBody,
@@ -56,6 +56,7 @@ export function toErrorBody(exception: unknown): ErrorBody {
 export function sendError(reply: FastifyReply, exception: unknown): ErrorBody {
   const body = toErrorBody(exception);
   if (exception instanceof UnreadBodyError) void reply.header('Connection', 'close');
+  if (exception instanceof RetryLaterError) void reply.header('Retry-After', exception.retryAfterSeconds);
   void reply.code(body.status).send(body);
   return body;
 }

@@ -18,3 +18,13 @@ export abstract class DomainError extends Error {
 export class InvalidInputError extends DomainError {
   readonly code = VALIDATION_FAILED;
 }
+
+/** A refusal that tells the client when to come back: its answer carries `Retry-After`. */
+export abstract class RetryLaterError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { TypeOrmUnitOfWork } from '../database/typeorm-unit-of-work';
 import { IS_PUBLIC } from '../http/public.decorator';
 import { declaredRoutes, RouteDeclarationError } from '../http/route-declarations';
+import { IdempotencySweeper } from './application/idempotency-sweeper';
 import { IdempotencyService } from './application/idempotency.service';
 import { IdempotencyRecordStore } from './domain/idempotency-record.store';
 import { IDEMPOTENT } from './http/idempotent.decorator';
@@ -17,6 +18,7 @@ import { SqliteIdempotencyRecordStore } from './infrastructure/sqlite-idempotenc
   imports: [TypeOrmModule.forFeature([IdempotencyRecordOrmEntity]), DiscoveryModule],
   providers: [
     IdempotencyService,
+    IdempotencySweeper,
     {
       provide: IdempotencyRecordStore,
       inject: [DataSource, TypeOrmUnitOfWork],

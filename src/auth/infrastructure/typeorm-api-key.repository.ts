@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isDuplicateKey } from '../../database/driver-errors';
+import { isDuplicateKey, unavailableOr } from '../../database/driver-errors';
 import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { Account, ownerKeyIdOf } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
@@ -60,8 +60,11 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return row ? ApiKeyMapper.accountToDomain(row) : null;
   }
 
+  /** Every request with a key not cached asks this: a database that cannot answer makes it a 503, never a 500. */
   async findByHash(keyHash: string): Promise<StoredApiKey | null> {
-    const row = (await this.rows.findOne({ where: [{ keyHash }, { previousKeyHash: keyHash }], relations: WITH_ACCOUNT })) as ApiKeyWithAccountRow | null;
+    const row = (await this.rows.findOne({ where: [{ keyHash }, { previousKeyHash: keyHash }], relations: WITH_ACCOUNT }).catch((error: unknown) => {
+      throw unavailableOr(error);
+    })) as ApiKeyWithAccountRow | null;
     if (!row) return null;
     const previousKeyExpiresAt = row.previousKeyExpiresAt ? new Date(row.previousKeyExpiresAt) : null;
     return { key: ApiKeyMapper.toDomain(row), keyHash: row.keyHash, previousKeyHash: row.previousKeyHash, previousKeyExpiresAt };

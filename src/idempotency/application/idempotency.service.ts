@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
@@ -22,10 +22,6 @@ export interface IdempotentRequest {
   readonly payload: unknown;
 }
 
-/** Expired records are removed in batches this small, at most once per interval and instance. */
-export const SWEEP_BATCH = 500;
-export const SWEEP_INTERVAL_MS = 60_000;
-
 /**
  * Runs an operation at most once per (API key, Idempotency-Key): the claim on
  * the key, the operation and its outcome are one unit of work, so they are
@@ -36,9 +32,6 @@ export const SWEEP_INTERVAL_MS = 60_000;
  */
 @Injectable()
 export class IdempotencyService {
-  private readonly logger = new Logger('Idempotency');
-  private nextSweepAt = 0;
-
   constructor(
     private readonly records: IdempotencyRecordStore,
     private readonly unitOfWork: UnitOfWork,
@@ -53,10 +46,7 @@ export class IdempotencyService {
     // A second round only when the record met was expired or gone: another request may claim it first.
     for (let round = 0; round < 2; round++) {
       const done = await this.performIfClaimed(claim, fingerprint, operation);
-      if (done) {
-        await this.removeExpiredWhenDue(this.clock.now());
-        return { ...done, replayed: false };
-      }
+      if (done) return { ...done, replayed: false };
       const now = this.clock.now();
       const record = await this.records.find(claim.scope);
       if (record === null) continue;
@@ -87,17 +77,6 @@ export class IdempotencyService {
     } catch (error) {
       await this.records.release(claim);
       throw error;
-    }
-  }
-
-  /** Housekeeping after a create is committed: a sweep that fails (a deadlock with concurrent claims, say) must not turn that create into an error. */
-  private async removeExpiredWhenDue(now: number): Promise<void> {
-    if (now < this.nextSweepAt) return;
-    this.nextSweepAt = now + SWEEP_INTERVAL_MS;
-    try {
-      await this.records.removeExpired(now, SWEEP_BATCH);
-    } catch (error) {
-      this.logger.warn(`Removing expired idempotency records failed (${(error as Error).message}); the next sweep tries again`);
     }
   }
 }

@@ -30,8 +30,8 @@ export interface IdempotencyRecord {
  * its outcome in one unit of work; the record is unique per (API key,
  * idempotency key), so of two requests that both ran, only one completes.
  * What a concurrent request meets while a claim runs is the adapter's: on a
- * store every instance shares, the claim's row lock, which it waits on; on the
- * store one process writes, the claim held in that process's memory.
+ * store every instance shares, the claim's row lock, which refuses it at once;
+ * on the store one process writes, the claim held in that process's memory.
  */
 export abstract class IdempotencyRecordStore {
   /** Claims the key in the unit of work in progress, for a record kept until `expiresAt`; false when a record with that scope exists already. */

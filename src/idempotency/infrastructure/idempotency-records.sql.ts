@@ -16,7 +16,7 @@ interface RecordRow {
 
 /** The stored record of a scope, in the unit of work in progress if there is one. */
 export async function findRecord(unitOfWork: TypeOrmUnitOfWork, { apiKeyId, key }: IdempotencyScope): Promise<IdempotencyRecord | null> {
-  const rows: RecordRow[] = await (await unitOfWork.manager()).query(FIND, [apiKeyId, key]);
+  const rows = await unitOfWork.query<RecordRow>(FIND, [apiKeyId, key]);
   if (rows.length === 0) return null;
   const [row] = rows;
   const outcome = row.statusCode === null || row.responseBody === null ? undefined : { status: Number(row.statusCode), body: row.responseBody };

@@ -9,7 +9,13 @@ import { BY_SCOPE, findRecord, forgetRecordIfExpired } from './idempotency-recor
 const BY_CLAIM = `${BY_SCOPE} AND claim_token = ? AND status_code IS NULL`;
 
 const SQL = {
-  claim: 'INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, claim_token, expires_at) VALUES (?, ?, ?, ?, ?)',
+  /**
+   * A retry meets the first request's uncommitted row and fails at once rather than wait on its lock: MariaDB
+   * runs the prefix in its executable comment (a lock wait of zero for this statement alone); MySQL skips it
+   * and waits at most the session's lock wait (docs/adr/0038).
+   */
+  claim:
+    '/*M! SET STATEMENT innodb_lock_wait_timeout = 0 FOR */ INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, claim_token, expires_at) VALUES (?, ?, ?, ?, ?)',
   /** Leaves the indexed expiry as the claim set it, so the update touches the row alone. */
   complete: `UPDATE idempotency_records SET status_code = ?, response_body = ? ${BY_CLAIM}`,
   /** A read that takes no locks (see removeExpired). */
@@ -23,9 +29,10 @@ const deleteExpired = (rows: number) =>
 /**
  * The records on MySQL, where every instance shares them: a claim is a row
  * inserted by the operation's transaction and updated with its outcome at the
- * end of it. A retry on any instance inserting the same key waits on that
- * row's lock, then meets the committed outcome, or runs itself if the first
- * request's transaction was undone (docs/adr/0031).
+ * end of it. A retry on any instance inserting the same key meets that row's
+ * lock and is refused at once, 409, holding nothing while the first request
+ * runs; once it is done, a retry meets the committed outcome, or runs itself
+ * if the first request's transaction was undone (docs/adr/0031, 0038).
  */
 @Injectable()
 export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
@@ -66,9 +73,8 @@ export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
    * wait on them or deadlock with them (docs/adr/0021).
    */
   async removeExpired(now: number, limit: number): Promise<void> {
-    const manager = await this.unitOfWork.manager();
-    const expired: Array<{ apiKeyId: number; key: string }> = await manager.query(SQL.expiredBatch, [now, limit]);
+    const expired = await this.unitOfWork.query<{ apiKeyId: number; key: string }>(SQL.expiredBatch, [now, limit]);
     if (expired.length === 0) return;
-    await manager.query(deleteExpired(expired.length), [...expired.flatMap((row) => [row.apiKeyId, row.key]), now]);
+    await this.unitOfWork.execute(deleteExpired(expired.length), [...expired.flatMap((row) => [row.apiKeyId, row.key]), now]);
   }
 }

@@ -89,6 +89,6 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
   }
 
   async removeExpired(now: number, limit: number): Promise<void> {
-    await (await this.unitOfWork.manager()).query(SQL.removeExpired, [now, limit]);
+    await this.unitOfWork.execute(SQL.removeExpired, [now, limit]);
   }
 }

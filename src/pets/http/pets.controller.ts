@@ -57,7 +57,7 @@ export class PetsController {
       const next = new URLSearchParams({ limit: String(query.limit) });
       if (query.status) next.set('status', query.status);
       next.set('cursor', encodeCursor(page.nextAfterId));
-      reply.header('link', `<${requestOrigin(request.raw, this.config.trustProxy)}/v1/pets?${next}>; rel="next"`);
+      reply.header('Link', `<${requestOrigin(request.raw, this.config.trustProxy)}/v1/pets?${next}>; rel="next"`);
     }
     return page.pets;
   }
