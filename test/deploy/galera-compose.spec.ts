@@ -79,7 +79,7 @@ describeWithCompose('docker-compose.galera.yml over docker-compose.yml', () => {
       const service = services.get(node)!;
       expect(service).toMatch(/deploy\/galera\/cluster\.cnf:\/etc\/mysql\/conf\.d\/cluster\.cnf:ro$/m);
       expect(service).toMatch(new RegExp(`deploy/galera/${node}\\.cnf:/etc/mysql/conf\\.d/node\\.cnf:ro$`, 'm'));
-      expect(service).toMatch(new RegExp(`^      ${node}-data:/var/lib/mysql`, 'm'));
+      expect(service).toMatch(new RegExp(`^    - ${node}-data:/var/lib/mysql:rw$`, 'm'));
       expect(service).toMatch(/^      - galera-healthcheck\.sh$/m);
       expect(optionFile(`deploy/galera/${node}.cnf`).get('galera')?.get('wsrep_node_name')).toBe(node);
     }
