@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The default stack of docker-compose.yml on this machine (docs/containers.md):
-#   scripts/compose.sh up     start the Docker engine if needed, build what is missing, start the stack, wait until healthy
-#   scripts/compose.sh down   remove the stack's containers, networks and volumes
+# The stacks of docker-compose.yml on this machine (docs/containers.md):
+#   scripts/compose.sh up            start the Docker engine if needed, build what is missing, start the stack, wait until healthy
+#   scripts/compose.sh up --galera   the same with docker-compose.galera.yml: a Galera cluster in place of the primary and replica
+#   scripts/compose.sh down          remove either stack's containers, networks and volumes
 # An image the files name that cannot be pulled is built from deploy/stand-ins/ under the same name and tag.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 STAND_IN_BASE=animal-store/stand-in-base:bookworm
+GALERA_FILES=(-f docker-compose.yml -f docker-compose.galera.yml)
 HEALTHY_WITHIN_SECONDS=${COMPOSE_HEALTHY_WITHIN_SECONDS:-300}
 DOCKERD_LOG=${DOCKERD_LOG:-/var/log/dockerd.log}
 
@@ -43,21 +45,23 @@ ensure_engine() {
   fail "dockerd did not answer within 60 s"
 }
 
-# `docker compose` where the plugin exists, else docker-compose 1.x.
+# `docker compose` where the plugin exists, else docker-compose 1.x, with the stack's files.
 compose=()
 choose_compose() {
   if docker compose version >/dev/null 2>&1; then
-    compose=(docker compose)
+    compose=(docker compose "$@")
   else
     command -v docker-compose >/dev/null 2>&1 || install_packages docker-compose
-    compose=(docker-compose)
+    compose=(docker-compose "$@")
   fi
 }
 
-# Every image the default stack runs or builds from: those of the compose file's services that
-# it neither builds nor keeps in a profile (docker-compose 1.x lists those too), then the Dockerfile's bases.
+# Every image the stack runs or builds from: those of the compose files' services that it neither
+# builds nor keeps in a profile (docker-compose 1.x lists those too), then the bases of the Dockerfiles it builds.
 stack_images() {
-  "${compose[@]}" config | awk '
+  local config context
+  config=$("${compose[@]}" config)
+  awk '
     function flush() { if (image != "" && !built && !profiled) print image; image = ""; built = profiled = 0 }
     /^services:/ { inside = 1; next }
     /^[^ ]/ { flush(); inside = 0 }
@@ -65,8 +69,10 @@ stack_images() {
     inside && $1 == "image:" { image = $2 }
     inside && $1 == "build:" { built = 1 }
     inside && $1 == "profiles:" { profiled = 1 }
-    END { flush() }' | tr -d "'\""
-  awk 'toupper($1) == "FROM" { stages[tolower($4)] = 1; if (!(tolower($2) in stages)) print $2 }' Dockerfile
+    END { flush() }' <<<"$config" | tr -d "'\""
+  awk '$1 == "context:" { sub(/^ *context: */, ""); print }' <<<"$config" | tr -d "'\"" | sort -u | while read -r context; do
+    awk 'toupper($1) == "FROM" { stages[tolower($4)] = 1; if (!(tolower($2) in stages)) print $2 }' "$context/Dockerfile"
+  done
 }
 
 ensure_base() {
@@ -128,8 +134,14 @@ wait_healthy() {
 }
 
 up() {
+  local files=(-f docker-compose.yml)
+  case "${1:-}" in
+    '') ;;
+    --galera) files=("${GALERA_FILES[@]}") ;;
+    *) fail "usage: scripts/compose.sh up [--galera]" ;;
+  esac
   ensure_engine
-  choose_compose
+  choose_compose "${files[@]}"
   local image
   for image in $(stack_images | sort -u); do ensure_image "$image"; done
   say "Starting the stack with ${compose[*]}"
@@ -140,14 +152,15 @@ up() {
   wait_healthy
 }
 
+# Every file, so that the volumes of either stack are removed with it.
 down() {
   ensure_engine
-  choose_compose
+  choose_compose "${GALERA_FILES[@]}"
   "${compose[@]}" down --volumes --remove-orphans
 }
 
 case "${1:-}" in
-  up) up ;;
+  up) up "${@:2}" ;;
   down) down ;;
-  *) fail "usage: scripts/compose.sh up|down" ;;
+  *) fail "usage: scripts/compose.sh up [--galera] | down" ;;
 esac

@@ -8,9 +8,10 @@ import {
   http,
   HttpAnswer,
   metric,
-  run,
+  projectLeftovers,
   servedBy,
   STACK_URL,
+  stackProject,
   waitFor,
 } from '../support/compose-stack';
 
@@ -97,8 +98,7 @@ describeWithDocker('the compose stack on this machine', () => {
 
   beforeAll(async () => {
     await composeScript('up', 15 * 60_000);
-    const ids = (await compose(['ps', '-q', 'proxy'])).stdout.trim();
-    project = (await run('docker', ['inspect', '--format', '{{ index .Config.Labels "com.docker.compose.project" }}', ids])).stdout.trim();
+    project = await stackProject();
     expect(project).not.toBe('');
   }, 16 * 60_000);
 
@@ -305,15 +305,7 @@ describeWithDocker('the compose stack on this machine', () => {
   it('is removed by compose:down, containers, networks and volumes', async () => {
     await composeScript('down', 5 * 60_000);
     down = true;
-    const filter = `label=com.docker.compose.project=${project}`;
-    for (const kind of [
-      ['ps', '-a'],
-      ['network', 'ls'],
-      ['volume', 'ls'],
-    ]) {
-      const left = await run('docker', [...kind, '--quiet', '--filter', filter]);
-      expect({ kind: kind[0], status: left.status, left: left.stdout.trim() }).toEqual({ kind: kind[0], status: 0, left: '' });
-    }
+    expect(await projectLeftovers(project)).toEqual(['ps', 'network', 'volume'].map((kind) => ({ kind, status: 0, left: '' })));
     await expect(fetch(`${STACK_URL}/healthz`, { signal: AbortSignal.timeout(5_000) })).rejects.toThrow();
   });
 });

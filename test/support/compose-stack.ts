@@ -11,6 +11,20 @@ const succeeds = (command: string, args: string[]): boolean => spawnSync(command
 
 let chosenCompose: [string, ...string[]] | undefined;
 
+/** The compose files of each stack, as `scripts/compose.sh up` and `up --galera` use them. */
+const STACK_FILES = {
+  default: ['docker-compose.yml'],
+  galera: ['docker-compose.yml', 'docker-compose.galera.yml'],
+} as const;
+export type Stack = keyof typeof STACK_FILES;
+
+let stack: Stack = 'default';
+
+/** The stack that the helpers below start and drive; a spec file chooses it once (jest loads this module anew for each file). */
+export function useStack(chosen: Stack): void {
+  stack = chosen;
+}
+
 /** `docker compose` where the plugin exists, else docker-compose 1.x, as scripts/compose.sh chooses. */
 export function composeCommand(): [string, ...string[]] {
   chosenCompose ??= succeeds('docker', ['compose', 'version']) ? ['docker', 'compose'] : ['docker-compose'];
@@ -58,19 +72,42 @@ export function run(command: string, args: string[], timeoutMs = 120_000): Promi
   });
 }
 
-/** `npm run compose:up` or `compose:down`: the script itself, so the spec runs what an operator runs. */
+/** `npm run compose:up` (with `-- --galera` for that stack) or `compose:down`: the script itself, so the spec runs what an operator runs. */
 export async function composeScript(action: 'up' | 'down', timeoutMs: number): Promise<void> {
-  const result = await run('bash', ['scripts/compose.sh', action], timeoutMs);
+  const args = ['scripts/compose.sh', action, ...(action === 'up' && stack === 'galera' ? ['--galera'] : [])];
+  const result = await run('bash', args, timeoutMs);
   if (result.status !== 0) {
     const tail = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-60).join('\n');
-    throw new Error(`scripts/compose.sh ${action} exited with ${result.status}:\n${tail}`);
+    throw new Error(`${args.join(' ')} exited with ${result.status}:\n${tail}`);
   }
 }
 
-/** Compose with the repository's docker-compose.yml. */
+/** Compose with the files of the stack in use. */
 export function compose(args: string[], timeoutMs?: number): Promise<CommandResult> {
   const [command, ...prefix] = composeCommand();
-  return run(command, [...prefix, ...args], timeoutMs);
+  return run(command, [...prefix, ...STACK_FILES[stack].flatMap((file) => ['-f', file]), ...args], timeoutMs);
+}
+
+/** The compose project of the running stack, from its proxy container's label. */
+export async function stackProject(): Promise<string> {
+  const id = (await compose(['ps', '-q', 'proxy'])).stdout.trim();
+  return (await run('docker', ['inspect', '--format', '{{ index .Config.Labels "com.docker.compose.project" }}', id])).stdout.trim();
+}
+
+/** The containers, networks and volumes a compose project still has, by kind, with the status of each listing. */
+export async function projectLeftovers(project: string): Promise<Array<{ kind: string; status: number | null; left: string }>> {
+  const filter = `label=com.docker.compose.project=${project}`;
+  const listings = [
+    ['ps', '-a'],
+    ['network', 'ls'],
+    ['volume', 'ls'],
+  ];
+  return Promise.all(
+    listings.map(async (listing) => {
+      const left = await run('docker', [...listing, '--quiet', '--filter', filter]);
+      return { kind: listing[0], status: left.status, left: left.stdout.trim() };
+    }),
+  );
 }
 
 /** A command inside a running service's container (`compose exec -T`); throws unless it exits 0. */

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import {
+  canRunStack,
+  compose,
+  composeScript,
+  createKey,
+  exec,
+  http,
+  projectLeftovers,
+  run,
+  STACK_URL,
+  stackProject,
+  useStack,
+  waitFor,
+} from '../support/compose-stack';
+
+/**
+ * The Galera stack (docker-compose.galera.yml over docker-compose.yml), as
+ * `npm run compose:up -- --galera` starts it on this machine, driven through
+ * nginx on 127.0.0.1:3000 and `compose exec`, then removed by
+ * `npm run compose:down`. The tests run in order and share the stack.
+ */
+useStack('galera');
+const describeWithDocker = canRunStack() ? describe : describe.skip;
+
+const NODES = ['galera1', 'galera2', 'galera3'];
+
+interface Pet {
+  id: number;
+  name: string;
+  categoryId: number;
+  status: string;
+}
+
+/**
+ * SQL on one node as the service's account (the compose file's local example
+ * password), waiting first until the node has applied every write the cluster
+ * committed before (`wsrep_sync_wait`).
+ */
+async function onNode(node: string, sql: string): Promise<string> {
+  const statements = `SET SESSION wsrep_sync_wait = 1; ${sql}`;
+  const output = await exec(node, ['env', 'MYSQL_PWD=animal', 'mariadb', '--host=127.0.0.1', '--user=animal', '--batch', '--skip-column-names', 'animal_store', '-e', statements]);
+  return output.trim();
+}
+
+/** The last output of a node's health check and Docker's verdict on it. */
+async function health(node: string): Promise<{ status: string; output: string }> {
+  const id = (await compose(['ps', '-q', node])).stdout.trim();
+  const inspected = await run('docker', ['inspect', '--format', '{{json .State.Health}}', id]);
+  const state = JSON.parse(inspected.stdout) as { Status: string; Log: Array<{ Output: string }> };
+  return { status: state.Status, output: state.Log.at(-1)?.Output.trim() ?? '' };
+}
+
+/** Waits until every node's own health check reports it Synced in a primary component of three. */
+async function allSynced(timeoutMs: number): Promise<void> {
+  await waitFor(
+    'three Synced nodes',
+    async () => {
+      const states = await Promise.all(NODES.map(health));
+      return states.every((state, index) => state.status === 'healthy' && state.output === `${NODES[index]}: Synced, Primary component of 3 nodes, ready ON`) ? true : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** A create retried with its Idempotency-Key until it is acknowledged, as the README asks of clients. */
+async function createAcknowledged(key: string, name: string): Promise<Pet> {
+  const idempotencyKey = randomUUID();
+  return waitFor(
+    `the create of ${name}`,
+    async () => {
+      const answer = await http<Pet>('/v1/pets', { method: 'POST', key, body: { name, categoryId: 2 }, headers: { 'idempotency-key': idempotencyKey } });
+      return answer.status === 201 ? answer.body : undefined;
+    },
+    30_000,
+  );
+}
+
+describeWithDocker('the Galera compose stack on this machine', () => {
+  let down = false;
+  let key = '';
+
+  beforeAll(async () => {
+    await composeScript('up', 15 * 60_000);
+  }, 16 * 60_000);
+
+  afterAll(async () => {
+    if (!down) await composeScript('down', 5 * 60_000);
+  }, 6 * 60_000);
+
+  it('runs three Galera nodes, each healthy once its check says Synced, and no primary or replica', async () => {
+    await allSynced(60_000);
+    for (const node of NODES) expect(await onNode(node, "SHOW STATUS LIKE 'wsrep_cluster_size'")).toBe('wsrep_cluster_size\t3');
+    const others = await compose(['ps', '-q', 'mariadb', 'mariadb-replica']);
+    expect({ status: others.status, containers: others.stdout.trim() }).toEqual({ status: 0, containers: '' });
+  }, 2 * 60_000);
+
+  it('is ready through nginx, with no asynchronous replica', async () => {
+    const ready = await http<{ status: string; checks: Record<string, string> }>('/readyz');
+    expect({ status: ready.status, ready: ready.body.status, redis: ready.body.checks.redis }).toEqual({ status: 200, ready: 'ready', redis: 'up' });
+    expect(Object.keys(ready.body.checks).filter((check) => check.startsWith('replica'))).toEqual([]);
+    expect(Object.entries(ready.body.checks).filter(([, state]) => state !== 'up')).toEqual([]);
+  });
+
+  it('creates and reads a pet through nginx, and every node holds it', async () => {
+    key = await createKey(['--plan', 'pro', '--name', 'galera containers spec']);
+    const create = await http<Pet>('/v1/pets', { method: 'POST', key, body: { name: 'Galera', categoryId: 2 } });
+    expect(create.status).toBe(201);
+    const get = await http<Pet>(`/v1/pets/${create.body.id}`, { key });
+    expect({ status: get.status, body: get.body }).toEqual({ status: 200, body: create.body });
+    for (const node of NODES) {
+      expect({ node, row: await onNode(node, `SELECT name, category_id FROM pets WHERE id = ${create.body.id}`) }).toEqual({ node, row: 'Galera\t2' });
+    }
+  });
+
+  it('serves creates while galera3 is stopped, and galera3 catches up when it rejoins', async () => {
+    expect((await compose(['stop', 'galera3'], 120_000)).status).toBe(0);
+    await waitFor('a cluster of two', async () => ((await onNode('galera1', "SHOW STATUS LIKE 'wsrep_cluster_size'")) === 'wsrep_cluster_size\t2' ? true : undefined), 30_000);
+    const create = await http<Pet>('/v1/pets', { method: 'POST', key, body: { name: 'While galera3 was away', categoryId: 2 } });
+    expect(create.status).toBe(201);
+
+    expect((await compose(['start', 'galera3'], 120_000)).status).toBe(0);
+    await allSynced(120_000);
+    expect(await onNode('galera3', `SELECT name FROM pets WHERE id = ${create.body.id}`)).toBe('While galera3 was away');
+  }, 5 * 60_000);
+
+  it('starts galera1 again into the running cluster, not into a cluster of its own', async () => {
+    expect((await compose(['stop', 'galera1'], 120_000)).status).toBe(0);
+    await onNode('galera2', "INSERT INTO pets (name, category_id) VALUES ('While galera1 was away', 2)");
+
+    expect((await compose(['start', 'galera1'], 120_000)).status).toBe(0);
+    await allSynced(120_000);
+    const log = (await compose(['logs', '--no-color', 'galera1'])).stdout;
+    expect(log).toMatch(/galera\d answers: joining its cluster/);
+    expect(await onNode('galera1', "SELECT COUNT(*) FROM pets WHERE name = 'While galera1 was away'")).toBe('1');
+
+    // The service's connections to galera1 closed with it: once it is ready again, a create through nginx lands on all three.
+    await waitFor('readyz through nginx', async () => ((await http('/readyz')).status === 200 ? true : undefined), 60_000);
+    const created = await createAcknowledged(key, 'After galera1 came back');
+    for (const node of NODES) expect(await onNode(node, `SELECT name FROM pets WHERE id = ${created.id}`)).toBe('After galera1 came back');
+  }, 6 * 60_000);
+
+  it('is removed by compose:down, containers, networks and volumes', async () => {
+    const project = await stackProject();
+    expect(project).not.toBe('');
+    await composeScript('down', 5 * 60_000);
+    down = true;
+    expect(await projectLeftovers(project)).toEqual(['ps', 'network', 'volume'].map((kind) => ({ kind, status: 0, left: '' })));
+    await expect(fetch(`${STACK_URL}/healthz`, { signal: AbortSignal.timeout(5_000) })).rejects.toThrow();
+  }, 6 * 60_000);
+});
