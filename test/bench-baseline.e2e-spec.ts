@@ -24,8 +24,8 @@ const BY_FORM: Record<string, RegExp> = {
   'x-ratelimit-limit': /^\d+$/,
   'x-ratelimit-remaining': /^\d+$/,
   'x-ratelimit-reset': /^\d+$/,
-  'ratelimit-policy': /^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/,
-  ratelimit: /^"minute";r=\d+;t=\d+, "day";r=\d+;t=\d+$/,
+  'ratelimit-policy': /^"minute";q=\d+;w=60, "day";q=\d+;w=86400(, "answers";q=\d+;w=60)?$/,
+  ratelimit: /^"minute";r=\d+;t=\d+, "day";r=\d+;t=\d+(, "answers";r=\d+;t=\d+)?$/,
 };
 
 /** Create bodies every server must refuse with 400 and `validation_failed`, each named for what is wrong. */

@@ -91,7 +91,7 @@ function expectRateLimitHeaders(response: ApiResponse, limit: number): void {
   expect(response.headers['x-ratelimit-limit']).toBe(String(limit));
   expect(String(response.headers['x-ratelimit-remaining'])).toMatch(/^\d+$/);
   expect(String(response.headers['x-ratelimit-reset'])).toMatch(/^\d+$/);
-  expect(response.headers['ratelimit-policy']).toBe(`"minute";q=${limit};w=60, "day";q=100;w=86400`);
+  expect(response.headers['ratelimit-policy']).toBe(`"minute";q=${limit};w=60, "day";q=100;w=86400, "answers";q=${10 * limit};w=60`);
 }
 
 describeOnStore('a module added the way a backend developer adds one', () => {

@@ -261,8 +261,8 @@ describeOnStore('the API document', () => {
       'x-ratelimit-limit': '60',
       'x-ratelimit-remaining': '59',
       'x-ratelimit-reset': '1893456000',
-      'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
-      ratelimit: '"minute";r=59;t=60, "day";r=999;t=86400',
+      'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400, "answers";q=600;w=60',
+      ratelimit: '"minute";r=59;t=60, "day";r=999;t=86400, "answers";r=599;t=60',
     };
     const response = (status: number, body: unknown, headers: Record<string, string> = {}): ApiResponse => ({
       status,

@@ -49,6 +49,7 @@ describeOnStore('GET /v1/rate_limit', () => {
       windows: [
         { name: 'minute', limit: 40, remaining: 40, reset: expect.any(Number) },
         { name: 'day', limit: 500, remaining: 500, reset: expect.any(Number) },
+        { name: 'answers', limit: 400, remaining: 400, reset: expect.any(Number) },
       ],
       ban: null,
     });
@@ -69,11 +70,11 @@ describeOnStore('GET /v1/rate_limit', () => {
 
     const [minute, day] = status.body.windows;
     expect(minute).toEqual({ name: 'minute', limit: 40, remaining: 38, reset: Number(before.headers['x-ratelimit-reset']) });
-    expect(fieldRemaining(before)).toEqual({ minute: minute.remaining, day: day.remaining });
+    expect(fieldRemaining(before)).toEqual({ minute: minute.remaining, day: day.remaining, answers: status.body.windows[2].remaining });
     expect(day.remaining).toBe(498);
     expect(remaining(after)).toBe(remaining(before) - 1);
     expect(after.headers['x-ratelimit-reset']).toBe(before.headers['x-ratelimit-reset']);
-    expect(fieldRemaining(after)).toEqual({ minute: minute.remaining - 1, day: day.remaining - 1 });
+    expect(fieldRemaining(after)).toEqual({ minute: minute.remaining - 1, day: day.remaining - 1, answers: status.body.windows[2].remaining - 1 });
   });
 
   it("shows the account's shared quota to each of its keys", async () => {
@@ -82,7 +83,7 @@ describeOnStore('GET /v1/rate_limit', () => {
     await first.client.get('/v1/pets');
     const status = await statusOf(second.client);
     expect(status.body.account).toEqual({ id: first.accountId });
-    expect(status.body.windows.map((window) => window.remaining)).toEqual([39, 499]);
+    expect(status.body.windows.map((window) => window.remaining)).toEqual([39, 499, 399]);
   });
 
   it('is limited by a minute and a ban of its own, which its headers describe: the 31st in a minute is 429, and the plan is untouched', async () => {
@@ -127,6 +128,7 @@ describeOnStore('GET /v1/rate_limit', () => {
     expect(status.body.windows).toEqual([
       { name: 'minute', limit: 40, remaining: 0, reset: until },
       { name: 'day', limit: 500, remaining: 0, reset: until },
+      { name: 'answers', limit: 400, remaining: 0, reset: until },
     ]);
     expectErrorBody(await client.get('/v1/pets?limit=1'), 429, 'api_key_banned');
     // The ban is the key's: its sibling sees the account's full minute, and no ban.

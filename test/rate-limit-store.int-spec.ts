@@ -304,6 +304,29 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
     }
   });
 
+  it('counts a request only in the windows it is counted in: judged against a window, it needs room there; reported, it needs none', async () => {
+    const key = `key-${randomBytes(6).toString('hex')}`;
+    const send = (planUse: WindowSpec['use'], answersUse: WindowSpec['use']) =>
+      store().consume(
+        key,
+        [...windows(2, 100).map((window) => ({ ...window, use: planUse })), { name: 'answers', limit: 2, durationMs: MINUTE, use: answersUse }],
+        { banAfterRejections: 1, banMs: 900_000 },
+        T0,
+      );
+    const remaining = (decision: RateLimitDecision) => decision.windows.map((window) => window.remaining);
+    // A 304: judged against the plan, counted in answers.
+    expect(remaining(await send('check', 'count'))).toEqual([2, 100, 1]);
+    // What an answer other than a 304 then pays: the plan, with answers only reported.
+    expect(remaining(await send('count', 'report'))).toEqual([1, 99, 1]);
+    expect(remaining(await send('check', 'count'))).toEqual([1, 99, 0]);
+    // Full answers, only reported, refuse nothing.
+    await expect(send('count', 'report')).resolves.toMatchObject({ allowed: true, windows: [{ remaining: 0 }, { remaining: 98 }, { remaining: 0 }] });
+    // Counted in full answers, a request is refused; the full minute, only reported, tallies no rejection.
+    await expect(send('report', 'count')).resolves.toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 60 });
+    // Judged against both full windows: the second rejection in answers goes over the threshold of one.
+    await expect(send('check', 'count')).resolves.toMatchObject({ allowed: false, banned: true });
+  });
+
   it('rounds Retry-After up to whole seconds and never answers 0', async () => {
     const c = client(windows(1, 100), { banAfterRejections: 100, banMs: 900_000 });
     await c.send();

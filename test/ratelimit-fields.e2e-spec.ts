@@ -118,9 +118,10 @@ describeOnStore('IETF RateLimit-Policy and RateLimit fields', () => {
     expect(expectConsistent(listed, clock.now())).toEqual([
       { name: 'minute', quota: 5, windowSeconds: 60, remaining: 4, resetSeconds: 60 },
       { name: 'day', quota: 100, windowSeconds: 86_400, remaining: 99, resetSeconds: 86_400 },
+      { name: 'answers', quota: 50, windowSeconds: 60, remaining: 49, resetSeconds: 60 },
     ]);
-    expect(listed.headers['ratelimit-policy']).toBe('"minute";q=5;w=60, "day";q=100;w=86400');
-    expect(listed.headers['ratelimit']).toBe('"minute";r=4;t=60, "day";r=99;t=86400');
+    expect(listed.headers['ratelimit-policy']).toBe('"minute";q=5;w=60, "day";q=100;w=86400, "answers";q=50;w=60');
+    expect(listed.headers['ratelimit']).toBe('"minute";r=4;t=60, "day";r=99;t=86400, "answers";r=49;t=60');
 
     clock.advance(10_000);
     const created = await client.post('/v1/pets', { name: 'Rex', categoryId: 1 });
@@ -128,26 +129,27 @@ describeOnStore('IETF RateLimit-Policy and RateLimit fields', () => {
     expect(expectConsistent(created, clock.now()).map((w) => [w.name, w.remaining, w.resetSeconds])).toEqual([
       ['minute', 3, 50],
       ['day', 98, 86_390],
+      ['answers', 48, 50],
     ]);
 
     const invalid = await client.post('/v1/pets', { name: '', categoryId: 1 });
     expectErrorBody(invalid, 400, 'validation_failed');
-    expect(expectConsistent(invalid, clock.now()).map((w) => w.remaining)).toEqual([2, 97]);
+    expect(expectConsistent(invalid, clock.now()).map((w) => w.remaining)).toEqual([2, 97, 47]);
 
     const missing = await client.get('/v1/pets/999999');
     expectErrorBody(missing, 404, 'not_found');
-    expect(expectConsistent(missing, clock.now()).map((w) => w.remaining)).toEqual([1, 96]);
+    expect(expectConsistent(missing, clock.now()).map((w) => w.remaining)).toEqual([1, 96, 46]);
 
     const unknownRoute = await client.get('/v1/no-such-route');
     expectErrorBody(unknownRoute, 404, 'not_found');
-    expect(expectConsistent(unknownRoute, clock.now()).map((w) => w.remaining)).toEqual([0, 95]);
+    expect(expectConsistent(unknownRoute, clock.now()).map((w) => w.remaining)).toEqual([0, 95, 45]);
 
     clock.advance(5_000);
     const refused = await client.get('/v1/pets');
     expectErrorBody(refused, 429, 'rate_limited');
     expect(refused.headers['retry-after']).toBe('45');
-    expect(refused.headers['ratelimit-policy']).toBe('"minute";q=5;w=60, "day";q=100;w=86400');
-    expect(refused.headers['ratelimit']).toBe(`"minute";r=0;t=45, "day";r=95;t=${(DAY - 15_000) / 1000}`);
+    expect(refused.headers['ratelimit-policy']).toBe('"minute";q=5;w=60, "day";q=100;w=86400, "answers";q=50;w=60');
+    expect(refused.headers['ratelimit']).toBe(`"minute";r=0;t=45, "day";r=95;t=${(DAY - 15_000) / 1000}, "answers";r=45;t=45`);
     expectConsistent(refused, clock.now());
     expect(clock.now() - start).toBe(15_000);
   });
@@ -156,8 +158,8 @@ describeOnStore('IETF RateLimit-Policy and RateLimit fields', () => {
     const { clock, testApp } = await setUp({ RATE_LIMIT_PLANS: '{"free":{"perMinute":7,"perDay":70}}' });
     const response = await testApp.anonymous.withHeaders({ authorization: 'Bearer not-a-key' }).get('/v1/pets');
     expectErrorBody(response, 401, 'unauthorized');
-    expect(response.headers['ratelimit-policy']).toBe('"minute";q=7;w=60, "day";q=70;w=86400');
-    expect(response.headers['ratelimit']).toBe('"minute";r=6;t=60, "day";r=69;t=86400');
+    expect(response.headers['ratelimit-policy']).toBe('"minute";q=7;w=60, "day";q=70;w=86400, "answers";q=70;w=60');
+    expect(response.headers['ratelimit']).toBe('"minute";r=6;t=60, "day";r=69;t=86400, "answers";r=69;t=60');
     expectConsistent(response, clock.now());
   });
 
@@ -170,12 +172,13 @@ describeOnStore('IETF RateLimit-Policy and RateLimit fields', () => {
     expect(expectConsistent(last, clock.now()).map((w) => [w.name, w.remaining])).toEqual([
       ['minute', 2],
       ['day', 0],
+      ['answers', 29],
     ]);
     expect(last.headers['x-ratelimit-limit']).toBe('4');
     clock.advance(1_000);
     const refused = await client.get('/v1/pets');
     expectErrorBody(refused, 429, 'rate_limited');
-    expect(refused.headers['ratelimit']).toBe(`"minute";r=2;t=59, "day";r=0;t=${(DAY - MINUTE - 1_000) / 1000}`);
+    expect(refused.headers['ratelimit']).toBe(`"minute";r=2;t=59, "day";r=0;t=${(DAY - MINUTE - 1_000) / 1000}, "answers";r=29;t=59`);
     expectConsistent(refused, clock.now());
   });
 
@@ -188,13 +191,13 @@ describeOnStore('IETF RateLimit-Policy and RateLimit fields', () => {
     const banned = await client.get('/v1/pets');
     expectErrorBody(banned, 429, 'api_key_banned');
     expect(banned.headers['retry-after']).toBe('120');
-    expect(banned.headers['ratelimit']).toBe('"minute";r=0;t=120, "day";r=0;t=120');
+    expect(banned.headers['ratelimit']).toBe('"minute";r=0;t=120, "day";r=0;t=120, "answers";r=0;t=120');
     expectConsistent(banned, clock.now());
 
     clock.advance(61_000);
     const later = await client.get('/v1/pets');
     expect(later.headers['retry-after']).toBe('59');
-    expect(later.headers['ratelimit']).toBe('"minute";r=0;t=59, "day";r=0;t=59');
+    expect(later.headers['ratelimit']).toBe('"minute";r=0;t=59, "day";r=0;t=59, "answers";r=0;t=59');
     expectConsistent(later, clock.now());
   });
 
@@ -207,6 +210,6 @@ describeOnStore('IETF RateLimit-Policy and RateLimit fields', () => {
     expect(response.headers['ratelimit']).toBe('"minute@listScarceThings";r=1;t=60');
     expectConsistent(response, clock.now());
     // The route's bucket is its own: the plan's windows are untouched.
-    expect((await client.get('/v1/pets')).headers['ratelimit']).toBe('"minute";r=4;t=60, "day";r=99;t=86400');
+    expect((await client.get('/v1/pets')).headers['ratelimit']).toBe('"minute";r=4;t=60, "day";r=99;t=86400, "answers";r=49;t=60');
   });
 });

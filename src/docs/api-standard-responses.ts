@@ -30,14 +30,14 @@ export const RATE_LIMIT_HEADER_COMPONENTS: HeadersObject = {
     description:
       'Every window of the caller (IETF draft-ietf-httpapi-ratelimit-headers, a structured-field List): its name, `q` the requests allowed and `w` its length in seconds. A route with its own limit for a window names it `<window>@<operationId>`',
     schema: { type: 'string', pattern: '^"[^"]+";q=\\d+;w=\\d+(, "[^"]+";q=\\d+;w=\\d+)*$' },
-    example: '"minute";q=60;w=60, "day";q=1000;w=86400',
+    example: '"minute";q=60;w=60, "day";q=1000;w=86400, "answers";q=600;w=60',
   },
   RateLimit: {
     required: true,
     description:
       'Each window of `RateLimit-Policy` now: `r` the requests left and `t` the whole seconds until it resets. While banned, every window has `r=0` and `t` the seconds left of the ban',
     schema: { type: 'string', pattern: '^"[^"]+";r=\\d+;t=\\d+(, "[^"]+";r=\\d+;t=\\d+)*$' },
-    example: '"minute";r=59;t=60, "day";r=999;t=86400',
+    example: '"minute";r=59;t=60, "day";r=999;t=86400, "answers";r=599;t=60',
   },
 };
 

@@ -84,7 +84,7 @@ function answer(reply: FastifyReply, { json, tag, notModified }: Representation)
 /**
  * Declares a GET route conditional: its 200 carries an `ETag`, and a request
  * whose `If-None-Match` names the current one gets 304 without a body and
- * without spending quota. The handler returns its result and sets any `Link`
+ * without spending plan quota. The handler returns its result and sets any `Link`
  * itself; the API document gets the header, the `ETag` and the 304 from here.
  */
 export const ConditionalGet = (): MethodDecorator =>
@@ -95,13 +95,13 @@ export const ConditionalGet = (): MethodDecorator =>
       name: 'If-None-Match',
       required: false,
       description:
-        'The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no quota',
+        'The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window',
       schema: { type: 'string', example: '"3q2-7wAAAAAAAAAAAAAAAA"' },
     }),
     ApiResponse({
       status: 304,
       description:
-        'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no quota spent: the rate-limit headers show the quota as it stands',
+        'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands',
     }),
     DocumentRoute('conditional-get', { successHeaders: { ETag: { $ref: '#/components/headers/ETag' } } }),
   );

@@ -85,11 +85,11 @@ export interface components {
         /** @description One window of the caller's quota, as the rate-limit headers of its next request would start from. */
         RateLimitWindow: {
             /**
-             * @description The window: `minute` (60 s) or `day` (86,400 s)
+             * @description The window: the plan's `minute` (60 s) or `day` (86,400 s), or `answers` (60 s): every answer but a 429, a 304 included, up to ten times the minute's limit
              * @example minute
              * @enum {string}
              */
-            name: "minute" | "day";
+            name: "minute" | "day" | "answers";
             /**
              * @description Requests allowed in the window
              * @example 60
@@ -115,7 +115,7 @@ export interface components {
              */
             plan: string;
             account: components["schemas"]["RateLimitAccount"];
-            /** @description Every window of the plan, the minute first */
+            /** @description Every window of the plan, the minute first, then `answers` */
             windows: components["schemas"]["RateLimitWindow"][];
             /** @description The key's ban, or null when it is not banned: while it lasts every other request is refused 429 `api_key_banned` */
             ban: {
@@ -203,12 +203,12 @@ export interface components {
         "X-RateLimit-Reset": number;
         /**
          * @description Every window of the caller (IETF draft-ietf-httpapi-ratelimit-headers, a structured-field List): its name, `q` the requests allowed and `w` its length in seconds. A route with its own limit for a window names it `<window>@<operationId>`
-         * @example "minute";q=60;w=60, "day";q=1000;w=86400
+         * @example "minute";q=60;w=60, "day";q=1000;w=86400, "answers";q=600;w=60
          */
         "RateLimit-Policy": string;
         /**
          * @description Each window of `RateLimit-Policy` now: `r` the requests left and `t` the whole seconds until it resets. While banned, every window has `r=0` and `t` the seconds left of the ban
-         * @example "minute";r=59;t=60, "day";r=999;t=86400
+         * @example "minute";r=59;t=60, "day";r=999;t=86400, "answers";r=599;t=60
          */
         RateLimit: string;
         /** @description RFC 9110: the tag of this representation (the body and its `Link`); send it back in `If-None-Match` to be answered 304 while it is current */
@@ -321,7 +321,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no quota */
+                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -346,7 +346,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"][];
                 };
             };
-            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no quota spent: the rate-limit headers show the quota as it stands */
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -705,7 +705,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no quota */
+                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window */
                 "If-None-Match"?: string;
             };
             path: {
@@ -737,7 +737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no quota spent: the rate-limit headers show the quota as it stands */
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];

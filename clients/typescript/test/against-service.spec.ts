@@ -128,7 +128,7 @@ describe('the TypeScript client against the running service', () => {
     expect(answers.map(({ remaining }) => remaining)).toEqual([59, 58, 58, 57, 57]);
 
     const status = await client.rateLimit();
-    expect(status).toMatchObject({ plan: 'free', ban: null, windows: [{ name: 'minute', limit: 60, remaining: 57 }, { name: 'day', remaining: 997 }] });
+    expect(status).toMatchObject({ plan: 'free', ban: null, windows: [{ name: 'minute', limit: 60, remaining: 57 }, { name: 'day', remaining: 997 }, { name: 'answers', limit: 600, remaining: 595 }] });
     await client.listPets({ limit: 4 });
     expect(answers[answers.length - 1]).toMatchObject({ status: 200, remaining: 56 });
   });

@@ -21,8 +21,16 @@ describe('RateLimiter', () => {
     await expect(limiter.consume('key:2', windows)).resolves.toMatchObject({ allowed: true });
   });
 
-  it('gives every plan a minute and a day window, the minute first', () => {
-    expect(planWindowsOf({ perMinute: 5, perDay: 8 })).toEqual(planWindows(5, 8));
+  it('gives every plan a minute and a day window, the minute first, then ten times the minute in answers', () => {
+    expect(planWindowsOf({ perMinute: 5, perDay: 8 })).toEqual([
+      ...planWindows(5, 8).map((window) => ({ ...window, use: 'count' })),
+      { name: 'answers', limit: 50, durationMs: MINUTE, use: 'count' },
+    ]);
+    expect(planWindowsOf({ perMinute: 5, perDay: 8 }, 'check', 'report').map(({ name, use }) => [name, use])).toEqual([
+      ['minute', 'check'],
+      ['day', 'check'],
+      ['answers', 'report'],
+    ]);
   });
 
   it("answers the library's one-window increment in the library's terms", async () => {

@@ -3,7 +3,7 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
 import type { PlanLimits } from '../../http/caller';
-import { BanPolicy, RateLimitDecision, RateLimitStore, WindowSpec } from '../domain/rate-limit-store';
+import { BanPolicy, RateLimitDecision, RateLimitStore, WindowSpec, WindowUse } from '../domain/rate-limit-store';
 
 /** What the library's storage answers for one window (the package does not export the type by name). */
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -11,11 +11,20 @@ type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
-/** The two windows of every plan for a caller's limits, the minute first. */
-export function planWindowsOf(limits: PlanLimits): WindowSpec[] {
+/** How many answers a minute an account gets, 304s included, per request of its per-minute quota. */
+export const ANSWERS_PER_QUOTA = 10;
+
+/**
+ * The windows of every plan for a caller's limits: the plan's minute and day,
+ * which a 304 leaves alone, then `answers`, which bounds every answer other
+ * than a 429 to ten times the per-minute quota. By default a request counts
+ * in all three; `plan` and `answers` say how a request meets each part.
+ */
+export function planWindowsOf(limits: PlanLimits, plan: WindowUse = 'count', answers: WindowUse = 'count'): WindowSpec[] {
   return [
-    { name: 'minute', limit: limits.perMinute, durationMs: MINUTE_MS },
-    { name: 'day', limit: limits.perDay, durationMs: DAY_MS },
+    { name: 'minute', limit: limits.perMinute, durationMs: MINUTE_MS, use: plan },
+    { name: 'day', limit: limits.perDay, durationMs: DAY_MS, use: plan },
+    { name: 'answers', limit: ANSWERS_PER_QUOTA * limits.perMinute, durationMs: MINUTE_MS, use: answers },
   ];
 }
 

@@ -4,10 +4,18 @@
  */
 export type WindowName = string;
 
+/**
+ * How one request meets a window: counted in it (the default), only judged
+ * against it (refused while it is full, counted nowhere in it), or only
+ * reported, as it stands.
+ */
+export type WindowUse = 'count' | 'check' | 'report';
+
 export interface WindowSpec {
   readonly name: WindowName;
   readonly limit: number;
   readonly durationMs: number;
+  readonly use?: WindowUse;
 }
 
 export interface BanPolicy {
@@ -56,9 +64,11 @@ export interface RateLimitDecision {
  * Semantics, shared by both adapters:
  * - Each window is fixed and starts at the first request a key makes after the
  *   previous window of that name ended; it lasts `durationMs`.
- * - A request is accepted only when every window has room; it then counts in
- *   every window. A rejected request counts in none (it uses no quota).
- * - A rejection adds one to the `rejected` tally of each full window. When a
+ * - A request is accepted only when every window it is counted in or judged
+ *   against (its `use`) has room; it then counts in every window it is counted
+ *   in. A rejected request counts in none (it uses no quota). A window only
+ *   reported is judged on nothing and changes on nothing but its own end.
+ * - A rejection adds one to the `rejected` tally of each full window it was judged against. When a
  *   window's tally goes over `banAfterRejections`, the key is banned for `banMs`
  *   from that moment, and that very request is answered as banned.
  * - While banned, every request is rejected as banned and counts nowhere.

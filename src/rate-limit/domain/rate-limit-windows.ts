@@ -47,8 +47,8 @@ export function consumeRequest(
     return { state: stored, decision: bannedDecision(specs, live, bannedUntilMs, now) };
   }
 
-  if (!live.some((window, i) => window.count >= specs[i].limit)) {
-    for (const window of live) window.count += 1;
+  if (!live.some((window, i) => isFull(window, specs[i]))) {
+    for (let i = 0; i < specs.length; i++) if (isCounted(specs[i])) live[i].count += 1;
     return {
       state: toState(stored, specs, live, 0),
       decision: { allowed: true, banned: false, retryAfterSeconds: 0, ...describeWindows(specs, live, now) },
@@ -59,7 +59,7 @@ export function consumeRequest(
   let overBanThreshold = false;
   for (let i = 0; i < specs.length; i++) {
     const window = live[i];
-    if (window.count < specs[i].limit) continue;
+    if (!isFull(window, specs[i])) continue;
     window.rejected += 1;
     acceptedAgainAtMs = Math.max(acceptedAgainAtMs, window.resetAtMs);
     if (window.rejected > policy.banAfterRejections) overBanThreshold = true;
@@ -143,7 +143,7 @@ export function peekRequest(stored: StoredKeyState | undefined, specs: readonly 
   if (bannedUntilMs > now) return bannedDecision(specs, live, bannedUntilMs, now);
   let acceptedAgainAtMs = 0;
   for (let i = 0; i < specs.length; i++) {
-    if (live[i].count >= specs[i].limit) acceptedAgainAtMs = Math.max(acceptedAgainAtMs, live[i].resetAtMs);
+    if (isFull(live[i], specs[i])) acceptedAgainAtMs = Math.max(acceptedAgainAtMs, live[i].resetAtMs);
   }
   const allowed = acceptedAgainAtMs === 0;
   return { allowed, banned: false, retryAfterSeconds: allowed ? 0 : secondsUntil(acceptedAgainAtMs, now), ...describeWindows(specs, live, now) };
@@ -157,6 +157,15 @@ export function peekSharedRequest(
   nowMs: number,
 ): RateLimitDecision {
   return peekRequest(mergeRecords(quota, ban, specs), specs, nowMs);
+}
+
+/** Whether a window refuses the request: full, and one the request is counted in or judged against. */
+function isFull(window: LiveWindow, spec: WindowSpec): boolean {
+  return spec.use !== 'report' && window.count >= spec.limit;
+}
+
+function isCounted(spec: WindowSpec): boolean {
+  return spec.use === undefined || spec.use === 'count';
 }
 
 /** When every window and the ban of `state` have ended, so it can be forgotten. */

@@ -40,11 +40,13 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
  *   against that one window in a bucket of the route's own;
  * - `throwThrottlingException`: our domain errors, not ThrottlerException.
  * An @OwnBan() route judges the key's rejections and ban on that route apart.
- * A key's request to a @ConditionalGet() route with `If-None-Match` may be
- * answered 304, which spends no quota: it is only refused now when banned, and
- * its count is put off until the route tells how it answered (DeferredCharges
- * pays it, through the same consume, unless the answer is a 304). Every other
- * request is counted at once.
+ * Every request counts in the plan's windows (minute, day) and in the
+ * account's `answers`, ten times its minute. A key's request to a
+ * @ConditionalGet() route with `If-None-Match` may be answered 304, which
+ * spends no plan quota: it counts in `answers` at once and is refused while
+ * the plan has no room, and its count in the plan is put off until the route
+ * tells how it answered (DeferredCharges pays it, through the same consume,
+ * unless the answer is a 304). Every other request is counted at once.
  * The library's own headers are off (`setHeaders: false`); the
  * specification's are written by writeRateLimitHeaders.
  */
@@ -74,16 +76,13 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
       await this.charge(context, tracker, [{ name: ownBucket(ttl, context.getClass().name, context.getHandler().name), limit, durationMs: ttl }], banSubject);
       return true;
     }
-    const windows = planWindowsOf(caller.limits);
     if (!this.mayAnswerNotModified(context, request, caller)) {
-      await this.charge(context, tracker, windows, banSubject);
+      await this.charge(context, tracker, planWindowsOf(caller.limits), banSubject);
       return true;
     }
-    // A 304 costs nothing, so this request is only judged for a ban now; counting waits for an answer that is no 304.
-    const decision = await this.limiter.peek(tracker, windows, banSubject);
-    writeRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), decision, decision.banned);
-    if (decision.banned) await this.throwThrottlingException(context, refusalDetail(tracker, windows, decision));
-    this.deferred.defer(request, () => this.charge(context, tracker, windows, banSubject));
+    // A 304 spends no plan quota, but needs room in it, and is one of the account's answers: the plan waits for an answer that is no 304.
+    await this.charge(context, tracker, planWindowsOf(caller.limits, 'check', 'count'), banSubject);
+    this.deferred.defer(request, () => this.charge(context, tracker, planWindowsOf(caller.limits, 'count', 'report'), banSubject));
     return true;
   }
 

@@ -4,28 +4,46 @@ import { secondsUntil } from '../domain/rate-limit-windows';
 import { policyNameOf } from './route-bucket';
 
 /**
+ * One member of the `RateLimit-Policy` list: a quota's name and its
+ * parameters in order, e.g. `q` and `w`, or the draft's `qu` for a quota
+ * counted in other units (`qu="concurrent-requests"`).
+ */
+export interface PolicyItem {
+  readonly name: string;
+  readonly params: ReadonlyArray<readonly [key: string, value: number | string]>;
+}
+
+/**
  * The one place that writes the rate-limit headers: the specification's
  * `X-RateLimit-*` for the binding window, and the IETF httpapi
- * `RateLimit-Policy` and `RateLimit` structured fields for every window.
- * `Retry-After` only on a refusal: a peek that refuses nothing may judge a full quota.
+ * `RateLimit-Policy` and `RateLimit` structured fields for every window, and
+ * any `extraPolicies` after them. `Retry-After` only on a refusal: a peek that
+ * refuses nothing may judge a full quota.
  */
-export function writeRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision, refused = !decision.allowed): void {
+export function writeRateLimitHeaders(
+  reply: FastifyReply,
+  decision: RateLimitDecision,
+  refused = !decision.allowed,
+  extraPolicies: readonly PolicyItem[] = [],
+): void {
   const { binding } = decision;
   reply.header('X-RateLimit-Limit', binding.limit);
   reply.header('X-RateLimit-Remaining', Math.max(0, binding.remaining));
   reply.header('X-RateLimit-Reset', Math.ceil(binding.resetAtMs / 1000));
-  reply.header('RateLimit-Policy', rateLimitPolicyField(decision));
+  reply.header('RateLimit-Policy', serializeList([...windowPolicies(decision), ...extraPolicies]));
   reply.header('RateLimit', rateLimitField(decision));
   if (refused) reply.header('Retry-After', decision.retryAfterSeconds);
 }
 
-/** `"minute";q=60;w=60, "day";q=1000;w=86400`: each window's quota and length in seconds. */
-export function rateLimitPolicyField({ windows }: RateLimitDecision): string {
-  let field = '';
-  for (const window of windows) {
-    field += `${field ? ', ' : ''}"${policyNameOf(window.name)}";q=${window.limit};w=${Math.ceil(window.durationMs / 1000)}`;
-  }
-  return field;
+/** Each window as a policy, `"minute";q=60;w=60`: its quota `q` and its length `w` in seconds. */
+function windowPolicies({ windows }: RateLimitDecision): PolicyItem[] {
+  return windows.map((window) => ({
+    name: policyNameOf(window.name),
+    params: [
+      ['q', window.limit],
+      ['w', Math.ceil(window.durationMs / 1000)],
+    ],
+  }));
 }
 
 /**
@@ -33,10 +51,19 @@ export function rateLimitPolicyField({ windows }: RateLimitDecision): string {
  * seconds to its reset, rounded up as Retry-After is, so that a refused
  * request's `t` of a full window is its Retry-After.
  */
-export function rateLimitField({ windows, atMs }: RateLimitDecision): string {
-  let field = '';
-  for (const window of windows) {
-    field += `${field ? ', ' : ''}"${policyNameOf(window.name)}";r=${Math.max(0, window.remaining)};t=${secondsUntil(window.resetAtMs, atMs)}`;
-  }
-  return field;
+function rateLimitField({ windows, atMs }: RateLimitDecision): string {
+  return serializeList(
+    windows.map((window) => ({
+      name: policyNameOf(window.name),
+      params: [
+        ['r', Math.max(0, window.remaining)],
+        ['t', secondsUntil(window.resetAtMs, atMs)],
+      ],
+    })),
+  );
+}
+
+/** A structured-field List of quoted names with parameters (RFC 9651): integers bare, strings quoted. */
+function serializeList(items: readonly PolicyItem[]): string {
+  return items.map(({ name, params }) => `"${name}"${params.map(([key, value]) => `;${key}=${typeof value === 'number' ? value : `"${value}"`}`).join('')}`).join(', ');
 }

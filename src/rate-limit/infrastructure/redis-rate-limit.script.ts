@@ -10,8 +10,8 @@
  * KEYS[2]  optional, `consumeSharedRequest` (`peekSharedRequest`): the ban subject's hash, with the
  *          same fields; then KEYS[1] keeps the counts and KEYS[2] the
  *          rejections and the ban (both keys must lie in one cluster slot)
- * ARGV     nowMs, banAfterRejections, banMs, then name, limit, durationMs
- *          for each window
+ * ARGV     nowMs, banAfterRejections, banMs, then name, limit, durationMs, use
+ *          for each window (use: 2 counted, 1 only judged against, 0 only reported)
  * Returns  { allowed (0/1), banned (0/1), retryAfterSeconds, binding window's
  *            position (1-based), then remaining, resetAtMs for each window }
  */
@@ -23,7 +23,7 @@ local ban_after = tonumber(ARGV[2])
 local ban_ms = tonumber(ARGV[3])
 
 local fields = { 'banned_until' }
-for i = 4, #ARGV, 3 do
+for i = 4, #ARGV, 4 do
   local name = ARGV[i]
   fields[#fields + 1] = name .. ':count'
   fields[#fields + 1] = name .. ':rejected'
@@ -34,10 +34,10 @@ local ban_stored = stored
 if ban_key then ban_stored = redis.call('HMGET', ban_key, unpack(fields)) end
 
 local windows = {}
-for i = 4, #ARGV, 3 do
+for i = 4, #ARGV, 4 do
   local at = #windows * 3 + 2
   local w = { name = ARGV[i], limit = tonumber(ARGV[i + 1]), count = 0, rejected = 0,
-              reset = now + tonumber(ARGV[i + 2]) }
+              reset = now + tonumber(ARGV[i + 2]), use = tonumber(ARGV[i + 3]) }
   local reset = tonumber(stored[at + 2])
   if reset and now < reset then
     w.count = tonumber(stored[at]) or 0
@@ -64,6 +64,11 @@ local function binding()
     end
   end
   return best
+end
+
+-- Full, and a window the request is counted in or judged against.
+local function is_full(w)
+  return w.use > 0 and w.count >= w.limit
 end
 
 local function seconds_until(until_ms)
@@ -97,7 +102,7 @@ end
 -- When every full window has ended; 0 when no window is full.
 local accepted_again_at = 0
 for _, w in ipairs(windows) do
-  if w.count >= w.limit then accepted_again_at = math.max(accepted_again_at, w.reset) end
+  if is_full(w) then accepted_again_at = math.max(accepted_again_at, w.reset) end
 end
 `;
 
@@ -130,14 +135,16 @@ local function save(banned_until)
 end
 
 if accepted_again_at == 0 then
-  for _, w in ipairs(windows) do w.count = w.count + 1 end
+  for _, w in ipairs(windows) do
+    if w.use == 2 then w.count = w.count + 1 end
+  end
   save(0)
   return reply(1, 0)
 end
 
 local ban = false
 for _, w in ipairs(windows) do
-  if w.count >= w.limit then
+  if is_full(w) then
     w.rejected = w.rejected + 1
     if w.rejected > ban_after then ban = true end
   end

@@ -1,5 +1,5 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
-import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowReport, type WindowSpec } from '../domain/rate-limit-store';
+import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowReport, type WindowSpec, type WindowUse } from '../domain/rate-limit-store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
 import { CONSUME_SCRIPT, PEEK_SCRIPT } from './redis-rate-limit.script';
 
@@ -143,7 +143,7 @@ export class RedisRateLimitStore extends RateLimitStore {
   ): Promise<RateLimitDecision> {
     if (this.isUsable()) {
       try {
-        const args = [Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...windows.flatMap((w) => [w.name, w.limit, w.durationMs])];
+        const args = [Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...windows.flatMap((w) => [w.name, w.limit, w.durationMs, SCRIPT_USE[w.use ?? 'count']])];
         const hash = redisKey(this.keyPrefix, key);
         const commands = COMMANDS[operation];
         const reply =
@@ -235,6 +235,9 @@ function connect(options: RedisRateLimitStoreOptions): RateLimitRedis {
   if (options.url === undefined || options.clusterNodes) throw new Error('RedisRateLimitStore needs either a url or clusterNodes');
   return new Redis(options.url, { ...redisOptions, enableOfflineQueue: false }) as RateLimitRedis;
 }
+
+/** A window's use as the scripts read it. */
+const SCRIPT_USE: Record<WindowUse, number> = { count: 2, check: 1, report: 0 };
 
 function toDecision(reply: ConsumeReply, specs: readonly WindowSpec[], nowMs: number): RateLimitDecision {
   const [allowed, banned, retryAfterSeconds, bindingAt] = reply;

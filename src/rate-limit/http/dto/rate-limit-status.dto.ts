@@ -5,7 +5,12 @@ const UNIX_SECONDS = { type: 'integer', format: 'int64', minimum: 0 } as const;
 
 @ApiSchema({ name: 'RateLimitWindow', description: "One window of the caller's quota, as the rate-limit headers of its next request would start from." })
 export class RateLimitWindowDto {
-  @ApiProperty({ enum: ['minute', 'day'], description: 'The window: `minute` (60 s) or `day` (86,400 s)', example: 'minute' })
+  @ApiProperty({
+    enum: ['minute', 'day', 'answers'],
+    description:
+      "The window: the plan's `minute` (60 s) or `day` (86,400 s), or `answers` (60 s): every answer but a 429, a 304 included, up to ten times the minute's limit",
+    example: 'minute',
+  })
   name: string;
 
   @ApiProperty({ type: 'integer', minimum: 1, description: 'Requests allowed in the window', example: 60 })
@@ -35,7 +40,7 @@ export class RateLimitStatusDto {
   @ApiProperty({ type: RateLimitAccountDto })
   account: RateLimitAccountDto;
 
-  @ApiProperty({ type: [RateLimitWindowDto], description: 'Every window of the plan, the minute first' })
+  @ApiProperty({ type: [RateLimitWindowDto], description: 'Every window of the plan, the minute first, then `answers`' })
   windows: RateLimitWindowDto[];
 
   // Inline rather than a $ref: OpenAPI 3.0 cannot make a referenced schema nullable.
