@@ -12,6 +12,7 @@ import { HttpModule } from './http/http.module';
 import { OpsModule } from './ops/ops.module';
 import { PetsModule } from './pets/pets.module';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
+import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 
 /** The service: its modules on the configuration main.ts loaded, and what every route goes through. */
@@ -24,11 +25,13 @@ export class AppModule {
       providers: [
         // Global guards run in the order listed, for every route: a deprecated route's headers (refusing
         // nothing), who calls (refusing nothing), the rate limits counting the request against that caller,
-        // then a route that is not @Public() needs a key with the route's scope.
+        // then a route that is not @Public() needs a key with the route's scope, and what is let in takes one
+        // of the caller's places in flight (the concurrency cap), given back when its answer is done.
         { provide: APP_GUARD, useExisting: DeprecationGuard },
         { provide: APP_GUARD, useExisting: AuthenticationGuard },
         { provide: APP_GUARD, useExisting: PlanThrottlerGuard },
         { provide: APP_GUARD, useExisting: AccessGuard },
+        { provide: APP_GUARD, useExisting: ConcurrencyCapGuard },
       ],
     };
   }
