@@ -250,7 +250,8 @@ describeOnStore('pets API', () => {
 
   describe('concurrency', () => {
     it('stores 500 concurrent creates with 500 distinct ids, and a walk returns each once', async () => {
-      const fixture = await createTestApp();
+      // All 500 are in flight at once: the concurrency cap is not what this tests.
+      const fixture = await createTestApp({ env: { RATE_LIMIT_PLANS: '{"enterprise":{"concurrency":500}}' } });
       try {
         const responses = await Promise.all(
           Array.from({ length: 500 }, (_, i) => fixture.client.post<PetBody>('/v1/pets', { name: `burst ${i}`, categoryId: i + 1 })),
