@@ -4,6 +4,7 @@ import { RouteNotFoundError } from '../src/errors/request-errors';
 import { Public } from '../src/http/public.decorator';
 import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
+import { OpenApiContract } from './support/openapi-contract';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** Holds requests in their handler until the spec opens it, so they stay in flight as long as the spec likes. */
@@ -91,6 +92,8 @@ describeOnStore('the concurrency cap', () => {
         'x-ratelimit-remaining': '97',
         ratelimit: expect.stringMatching(/^"minute";r=97;t=\d+, "day";r=997;t=\d+$/),
       });
+      // The whole answer as the API document states a 429 of listPets.
+      expect(OpenApiContract.fromFile().problems('listPets', refused)).toEqual([]);
       // Another account's places are its own.
       expect((await stranger.get('/v1/pets')).status).toBe(200);
 

@@ -1,8 +1,9 @@
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import type { InFlightSlot } from '../src/rate-limit/domain/concurrency-store';
 import { concurrencyRedisKey, DEFAULT_CONCURRENCY_LEASE_MS, RedisConcurrencyStore } from '../src/rate-limit/infrastructure/redis-concurrency.store';
 import { redisKey, RedisRateLimitStore } from '../src/rate-limit/infrastructure/redis-rate-limit.store';
 import { FakeClock } from './support/fake-clock';
+import { isClusterToolsAvailable, LocalRedisCluster, startRedisCluster } from './support/redis-cluster';
 import { T0 } from './support/rate-limit-fixtures';
 import { waitFor } from './support/wait-for';
 import { deleteKeysUnder, describeWithRedis, randomKeyPrefix, TEST_REDIS_URL, waitUntil } from './support/test-redis';
@@ -102,4 +103,44 @@ describeWithRedis('RedisConcurrencyStore', () => {
     await expect(cut.acquire('account:3', 2)).resolves.not.toBeNull();
     await expect(heldIn('account:3')).resolves.toBe(0);
   });
+});
+
+(isClusterToolsAvailable() ? describe : describe.skip)('RedisConcurrencyStore on a Redis Cluster [redis cluster]', () => {
+  const keyPrefix = randomKeyPrefix();
+  let cluster: LocalRedisCluster | undefined;
+  let client: Cluster | undefined;
+  const counters: RedisRateLimitStore[] = [];
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })), { redisOptions: { maxRetriesPerRequest: 1 } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(counters.map((store) => store.close()));
+    client?.disconnect();
+    await cluster?.stop();
+  }, 60_000);
+
+  it("gives exactly the cap of 200 concurrent requests through two instances, from a set in the slot of the account's counters", async () => {
+    const nodes = (cluster as LocalRedisCluster).ports.map((port) => ({ host: '127.0.0.1', port }));
+    const clock = new FakeClock(T0);
+    const stores = [0, 1].map(() => {
+      const store = new RedisRateLimitStore({ clusterNodes: nodes, keyPrefix, logger: quiet });
+      counters.push(store);
+      return store;
+    });
+    await waitUntil(() => stores.every((store) => !store.degraded));
+    const [a, b] = stores.map((store) => new RedisConcurrencyStore(store, { keyPrefix, clock }));
+    const slots = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).acquire('account:5', 7)));
+    expect(slots.filter((slot) => slot !== null)).toHaveLength(7);
+
+    const set = concurrencyRedisKey(keyPrefix, 'account:5');
+    const slotOf = (key: string) => (client as Cluster).cluster('KEYSLOT', key);
+    await expect(slotOf(set)).resolves.toBe(await slotOf(redisKey(keyPrefix, 'account:5')));
+    await expect((client as Cluster).zcard(set)).resolves.toBe(7);
+    await Promise.all(slots.map((slot) => slot?.release()));
+    await expect((client as Cluster).zcard(set)).resolves.toBe(0);
+    await Promise.all([a, b].map((store) => store.onApplicationShutdown()));
+  }, 60_000);
 });
