@@ -7,19 +7,19 @@ import { describeOnStore } from './support/describe-store';
 import { OpenApiContract } from './support/openapi-contract';
 import { createTestApp, TestApp } from './support/test-app';
 
-/** Holds requests in their handler until the spec opens it, so they stay in flight as long as the spec likes. */
+/** Holds requests in their handler until the spec releases it, so they stay in flight as long as the spec likes. */
 class Gate {
   entered = 0;
-  private opened!: () => void;
-  private readonly open = new Promise<void>((resolve) => (this.opened = resolve));
+  private open!: () => void;
+  private readonly opened = new Promise<void>((resolve) => (this.open = resolve));
 
   async pass(): Promise<void> {
     this.entered += 1;
-    await this.open;
+    await this.opened;
   }
 
   release(): void {
-    this.opened();
+    this.open();
   }
 
   /** Resolves once `count` requests wait in the gate: each then holds its place. */
@@ -51,7 +51,7 @@ class HeldController {
 
   @Public()
   @Get('public')
-  async open(): Promise<{ held: boolean }> {
+  async heldForAnyone(): Promise<{ held: boolean }> {
     await gate.pass();
     return { held: true };
   }
