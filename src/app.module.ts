@@ -10,6 +10,7 @@ import { HttpModule } from './http/http.module';
 import { OpsModule } from './ops/ops.module';
 import { PetsModule } from './pets/pets.module';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
+import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 
 /** The service: its modules on the configuration main.ts loaded, and what every route goes through. */
@@ -22,9 +23,11 @@ export class AppModule {
       providers: [
         AccessGuard,
         // Global guards run in the order listed, for every route: the rate limits count the request against its
-        // caller (429), then a route that is not @Public() needs a key with the route's scope (401, 403).
+        // caller (429), a route that is not @Public() needs a key with the route's scope (401, 403), and what is let
+        // in takes one of the caller's places in flight (429), given back when its answer is done.
         { provide: APP_GUARD, useExisting: PlanThrottlerGuard },
         { provide: APP_GUARD, useExisting: AccessGuard },
+        { provide: APP_GUARD, useExisting: ConcurrencyCapGuard },
       ],
     };
   }

@@ -15,7 +15,8 @@ const mysqlUp = process.env.MYSQL_AVAILABLE === '1';
     const setup = await createTestApp({ database });
     key = (await setup.createKey({ plan: 'enterprise', name: 'idempotency', perMinute: 1_000_000, perDay: 1_000_000_000 })).secret;
     await setup.close();
-    const env = { DATABASE_URL: database.url };
+    // The 200 creates are in flight at once: the concurrency cap is not what this tests.
+    const env = { DATABASE_URL: database.url, RATE_LIMIT_PLANS: '{"enterprise":{"concurrency":200}}' };
     instances.push(...(await Promise.all([startServiceProcess(env), startServiceProcess(env)])));
   }, 90_000);
 

@@ -250,8 +250,9 @@ describeOnStore('pets API', () => {
 
   describe('concurrency', () => {
     it('stores 500 concurrent creates with 500 distinct ids, and a walk returns each once', async () => {
-      // The burst is about ids, not waits: on MySQL the 500 queue for ten connections longer than the bound would let them.
-      const fixture = await createTestApp({ env: { DATABASE_ACQUIRE_TIMEOUT_MS: '60000' } });
+      // The burst is about ids, not waits or places in flight: on MySQL the 500 queue for ten connections longer than
+      // the bound would let them, and all 500 are in flight at once.
+      const fixture = await createTestApp({ env: { DATABASE_ACQUIRE_TIMEOUT_MS: '60000', RATE_LIMIT_PLANS: '{"enterprise":{"concurrency":500}}' } });
       try {
         const responses = await Promise.all(
           Array.from({ length: 500 }, (_, i) => fixture.client.post<PetBody>('/v1/pets', { name: `burst ${i}`, categoryId: i + 1 })),

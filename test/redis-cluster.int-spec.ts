@@ -65,7 +65,8 @@ function concurrently(instances: ServiceProcess[], key: Key, count: number): Pro
     client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })), { redisOptions: { maxRetriesPerRequest: 1 } });
     database = await createTestDatabase('mysql');
     setup = await createTestApp({ database });
-    const env = { DATABASE_URL: database.url, REDIS_CLUSTER_NODES: cluster.seeds, REDIS_KEY_PREFIX: prefix };
+    // Each burst is in flight at once: the concurrency cap is not what this tests.
+    const env = { DATABASE_URL: database.url, REDIS_CLUSTER_NODES: cluster.seeds, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PLANS: '{"free":{"concurrency":1060}}' };
     instances.push(...(await Promise.all([startServiceProcess(env), startServiceProcess(env)])));
   }, 120_000);
 

@@ -8,6 +8,7 @@ import { ConditionalGetInterceptor } from '../src/http/conditional-get';
 import { StrictValidationPipe } from '../src/http/validation';
 import { IdempotencyInterceptor } from '../src/idempotency/http/idempotency.interceptor';
 import { PetsController } from '../src/pets/http/pets.controller';
+import { ConcurrencyCapGuard } from '../src/rate-limit/http/concurrency-cap.guard';
 import { PlanThrottlerGuard } from '../src/rate-limit/http/plan-throttler.guard';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
@@ -113,6 +114,7 @@ describeOnStore('the way of a request', () => {
     });
     trace(PlanThrottlerGuard.prototype, 'canActivate', 'PlanThrottlerGuard');
     trace(AccessGuard.prototype, 'canActivate', 'AccessGuard');
+    trace(ConcurrencyCapGuard.prototype, 'canActivate', 'ConcurrencyCapGuard');
     trace(ConditionalGetInterceptor.prototype, 'intercept', 'ConditionalGetInterceptor');
     trace(IdempotencyInterceptor.prototype, 'intercept', 'IdempotencyInterceptor');
     trace(StrictValidationPipe.prototype, 'transform', 'StrictValidationPipe');
@@ -153,7 +155,7 @@ describeOnStore('the way of a request', () => {
   it('lists in the README the steps a refused request passes: the guards, then the filter', async () => {
     const steps = await stepsOf(() => testApp.anonymous.get('/v1/pets'), 401);
     expect(steps).toEqual(
-      readmeStepsBut("Fastify's content-type parser", 'ConditionalGetInterceptor', 'IdempotencyInterceptor', 'StrictValidationPipe', 'The controller'),
+      readmeStepsBut("Fastify's content-type parser", 'ConcurrencyCapGuard', 'ConditionalGetInterceptor', 'IdempotencyInterceptor', 'StrictValidationPipe', 'The controller'),
     );
   });
 });

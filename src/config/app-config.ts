@@ -129,6 +129,9 @@ export interface PlanLimitsOverride {
  */
 export type RateLimitPlanOverrides = Readonly<Record<string, PlanLimitsOverride>>;
 
+/** RATE_LIMIT_PLANS' `concurrency` by plan name: the requests an account of the plan may have in flight at once. */
+export type PlanConcurrencyOverrides = Readonly<Record<string, number>>;
+
 /** The service's whole configuration, built once at start from the environment. */
 export interface AppConfig {
   readonly port: number;
@@ -151,6 +154,7 @@ export interface AppConfig {
   readonly publicBaseUrl: string;
   readonly stagingBaseUrl: string;
   readonly rateLimitPlans: RateLimitPlanOverrides;
+  readonly planConcurrency: PlanConcurrencyOverrides;
   readonly banAfterRejections: number;
   readonly banSeconds: number;
   readonly logLevel: LogLevel;
@@ -216,7 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     appEnv: vars.APP_ENV,
     publicBaseUrl: vars.PUBLIC_BASE_URL,
     stagingBaseUrl: vars.STAGING_BASE_URL,
-    rateLimitPlans: parsePlans(vars.RATE_LIMIT_PLANS),
+    ...parsePlans(vars.RATE_LIMIT_PLANS),
     banAfterRejections: vars.BAN_AFTER_REJECTIONS,
     banSeconds: vars.BAN_SECONDS,
     logLevel: vars.LOG_LEVEL,
@@ -288,8 +292,8 @@ export function invalidConfiguration(variable: string, why: string): ConfigError
   return new ConfigError(`Invalid configuration: ${variable}: ${why}`);
 }
 
-function parsePlans(json: string | undefined): RateLimitPlanOverrides {
-  if (json === undefined) return {};
+function parsePlans(json: string | undefined): Pick<AppConfig, 'rateLimitPlans' | 'planConcurrency'> {
+  if (json === undefined) return { rateLimitPlans: {}, planConcurrency: {} };
   const fail = (why: string): never => {
     throw invalidConfiguration('RATE_LIMIT_PLANS', why);
   };
@@ -303,17 +307,19 @@ function parsePlans(json: string | undefined): RateLimitPlanOverrides {
     return fail('must be a JSON object such as {"free":{"perMinute":5,"perDay":8}}');
   }
   const plans: Record<string, PlanLimitsOverride> = {};
+  const concurrencies: Record<string, number> = {};
   for (const [plan, limits] of Object.entries(parsed)) {
-    const { perMinute, perDay } = (limits ?? {}) as Record<string, unknown>;
-    if (!isAbsentOrPositiveInt(perMinute) || !isAbsentOrPositiveInt(perDay)) {
-      fail(`plan "${plan}" needs positive integers perMinute and perDay`);
+    const { perMinute, perDay, concurrency } = (limits ?? {}) as Record<string, unknown>;
+    if (!isAbsentOrPositiveInt(perMinute) || !isAbsentOrPositiveInt(perDay) || !isAbsentOrPositiveInt(concurrency)) {
+      fail(`plan "${plan}" needs positive integers perMinute, perDay and concurrency`);
     }
+    if (concurrency != null) concurrencies[plan] = concurrency as number;
     plans[plan] = {
       ...(perMinute == null ? {} : { perMinute: perMinute as number }),
       ...(perDay == null ? {} : { perDay: perDay as number }),
     };
   }
-  return plans;
+  return { rateLimitPlans: plans, planConcurrency: concurrencies };
 }
 
 function isAbsentOrPositiveInt(value: unknown): boolean {

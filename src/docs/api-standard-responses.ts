@@ -28,8 +28,9 @@ export const RATE_LIMIT_HEADER_COMPONENTS: HeadersObject = {
   'RateLimit-Policy': {
     required: true,
     description:
-      'Every window of the caller (IETF draft-ietf-httpapi-ratelimit-headers, a structured-field List): its name, `q` the requests allowed and `w` its length in seconds. A route with its own limit for a window names it `<window>@<operationId>`',
-    schema: { type: 'string', pattern: '^"[^"]+";q=\\d+;w=\\d+(, "[^"]+";q=\\d+;w=\\d+)*$' },
+      'Every window of the caller (IETF draft-ietf-httpapi-ratelimit-headers, a structured-field List): its name, `q` the requests allowed and `w` its length in seconds. A route with its own limit for a window names it `<window>@<operationId>`. ' +
+      'A 429 of the concurrency cap adds `"concurrency";q=<cap>;qu="concurrent-requests"`: the requests the caller may have in flight at once',
+    schema: { type: 'string', pattern: '^"[^"]+";q=\\d+;w=\\d+(, "[^"]+";q=\\d+;w=\\d+)*(, "concurrency";q=\\d+;qu="concurrent-requests")?$' },
     example: '"minute";q=60;w=60, "day";q=1000;w=86400, "answers";q=600;w=60',
   },
   RateLimit: {

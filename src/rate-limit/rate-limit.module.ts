@@ -11,6 +11,11 @@ import { DeferredCharges } from './http/deferred-charges';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
 import { RateLimitController } from './http/rate-limit.controller';
 import { ClosableRateLimitStore, createRateLimitStore, isSharedStore } from './infrastructure/create-rate-limit-store';
+import { Clock } from '../config/clock';
+import { ConcurrencyLimiter } from './application/concurrency-limiter';
+import { ConcurrencyStore } from './domain/concurrency-store';
+import { ConcurrencyCapGuard } from './http/concurrency-cap.guard';
+import { createConcurrencyStore } from './infrastructure/create-concurrency-store';
 
 /** The counters (memory or Redis) and the limiter that judges against them, which is the throttler's storage. */
 @Module({
@@ -28,8 +33,11 @@ import { ClosableRateLimitStore, createRateLimitStore, isSharedStore } from './i
         isSharedStore(store) ? [{ name: config.redisClusterNodes ? 'redis-cluster' : 'redis', check: () => store.ping() }] : [],
     },
     RateLimiter,
+    // The concurrency cap's places live beside the counters, on their Redis connection when they are shared.
+    { provide: ConcurrencyStore, inject: [RateLimitStore, Clock, AppConfig], useFactory: createConcurrencyStore },
+    ConcurrencyLimiter,
   ],
-  exports: [RateLimiter],
+  exports: [RateLimiter, ConcurrencyLimiter],
 })
 class RateLimitCountersModule implements OnApplicationShutdown {
   constructor(@Inject(RateLimitStore) private readonly store: ClosableRateLimitStore) {}
@@ -69,7 +77,13 @@ class RateLimitCountersModule implements OnApplicationShutdown {
     }),
   ],
   controllers: [RateLimitController],
-  providers: [PlanThrottlerGuard, DeferredCharges, { provide: ConditionalAnswers, useExisting: DeferredCharges }],
-  exports: [PlanThrottlerGuard, ConditionalAnswers],
+  providers: [
+    PlanThrottlerGuard,
+    DeferredCharges,
+    { provide: ConditionalAnswers, useExisting: DeferredCharges },
+    // The concurrency cap, which AppModule registers as the last global guard.
+    ConcurrencyCapGuard,
+  ],
+  exports: [PlanThrottlerGuard, ConditionalAnswers, ConcurrencyCapGuard],
 })
 export class RateLimitModule {}

@@ -9,6 +9,7 @@ import {
   HttpAnswer,
   metric,
   projectLeftovers,
+  run,
   servedBy,
   STACK_URL,
   stackProject,

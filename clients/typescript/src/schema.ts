@@ -202,7 +202,7 @@ export interface components {
         /** @description Unix time, in seconds, at which that window resets */
         "X-RateLimit-Reset": number;
         /**
-         * @description Every window of the caller (IETF draft-ietf-httpapi-ratelimit-headers, a structured-field List): its name, `q` the requests allowed and `w` its length in seconds. A route with its own limit for a window names it `<window>@<operationId>`
+         * @description Every window of the caller (IETF draft-ietf-httpapi-ratelimit-headers, a structured-field List): its name, `q` the requests allowed and `w` its length in seconds. A route with its own limit for a window names it `<window>@<operationId>`. A 429 of the concurrency cap adds `"concurrency";q=<cap>;qu="concurrent-requests"`: the requests the caller may have in flight at once
          * @example "minute";q=60;w=60, "day";q=1000;w=86400, "answers";q=600;w=60
          */
         "RateLimit-Policy": string;

@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../http/caller';
 import { CallerLookup } from '../../http/caller-lookup';
 import { CONDITIONAL_GET } from '../../http/conditional-get';
+import { requestState } from '../../http/request-context';
 import { OpsMetrics } from '../../ops/metrics';
 import { planWindowsOf, RateLimiter } from '../application/rate-limiter';
 import type { RateLimitDecision, WindowSpec } from '../domain/rate-limit-store';
@@ -72,6 +73,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const caller = await this.callers.find(request);
     const tracker = await getTracker(request, context);
     const banSubject = banSubjectOf(caller, this.ownBanRouteOf(context));
+    requestState(request).rateLimitedAs = { tracker, banSubject };
     if (ttl !== throttler.ttl || limit !== caller.limits.perMinute) {
       await this.charge(context, tracker, [{ name: ownBucket(ttl, context.getClass().name, context.getHandler().name), limit, durationMs: ttl }], banSubject);
       return true;

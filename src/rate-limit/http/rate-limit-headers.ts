@@ -46,6 +46,11 @@ function windowPolicies({ windows }: RateLimitDecision): PolicyItem[] {
   }));
 }
 
+/** The concurrency cap's item of `RateLimit-Policy`: `"concurrency";q=20;qu="concurrent-requests"` (the draft's quota unit). */
+export function concurrencyPolicyItem(cap: number): string {
+  return `"concurrency";q=${cap};qu="concurrent-requests"`;
+}
+
 /**
  * `"minute";r=59;t=60, "day";r=999;t=86400`: each window's requests left and
  * seconds to its reset, rounded up as Retry-After is, so that a refused

@@ -99,6 +99,11 @@ export class RedisRateLimitStore extends RateLimitStore {
     this.redis.on('close', () => this.markDown(new Error('connection closed')));
   }
 
+  /** The connection, which the concurrency cap's places share: they lie in each tracker's slot too. */
+  get connection(): Redis | Cluster {
+    return this.redis;
+  }
+
   /** True while requests are answered from this instance's memory rather than Redis. */
   get degraded(): boolean {
     return !this.isUsable() || this.redisUp !== true;
