@@ -22,7 +22,9 @@ interface Waiting {
  * before and after every query: it holds such statements back until the
  * transaction ends, and lets a unit of work take the connection (`hold`) only
  * once no other statement is under way. Waiters enter in arrival order,
- * so neither side starves.
+ * so neither side starves. A statement free to run waits for the event loop's
+ * check phase, so the statements of one turn run together after its I/O
+ * (docs/adr/0043).
  */
 @EventSubscriber()
 export class SqliteStatementGate implements EntitySubscriberInterface {
@@ -36,7 +38,7 @@ export class SqliteStatementGate implements EntitySubscriberInterface {
     if (this.isHoldersStatement()) return Promise.resolve();
     if (this.holder === undefined && this.waiting.length === 0) {
       this.running++;
-      return Promise.resolve();
+      return new Promise((resolve) => setImmediate(resolve));
     }
     return new Promise((resolve) => this.waiting.push({ enter: () => (this.running++, resolve()) }));
   }
