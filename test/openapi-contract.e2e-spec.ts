@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { serializeOpenApiDocument } from '../src/docs/api-docs';
 import { IdempotencyKeyInUseError } from '../src/idempotency/domain/idempotency.errors';
 import { IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
+import { RequestDrain } from '../src/ops/request-drain';
 import { RateLimitDecision, RateLimitStore } from '../src/rate-limit/domain/rate-limit-store';
 import { MemoryRateLimitStore } from '../src/rate-limit/infrastructure/memory-rate-limit.store';
 import { ApiClient, ApiRequest, ApiResponse, expectErrorBody } from './support/api-client';
@@ -221,6 +222,25 @@ describeOnStore('the API document', () => {
         }
       } finally {
         await broken.close();
+      }
+    });
+
+    it('503 with Retry-After on every operation while the service drains', async () => {
+      const draining = await createTestApp({ database: testApp.database });
+      try {
+        await draining.app.get(RequestDrain).drain(1_000);
+        const responses: Array<[string, ApiResponse]> = [
+          ['listPets', await draining.client.get('/v1/pets')],
+          ['createPet', await draining.client.post('/v1/pets', { name: 'Rex', categoryId: 1 })],
+          ['getPet', await draining.client.get('/v1/pets/1')],
+          ['getRateLimit', await draining.client.get('/v1/rate_limit')],
+        ];
+        for (const [operationId, response] of responses) {
+          expectErrorBody(response, 503, 'service_unavailable');
+          contract.expectResponse(operationId, response);
+        }
+      } finally {
+        await draining.close();
       }
     });
 

@@ -148,14 +148,14 @@ describeOnStore('operational endpoints', () => {
   });
 
   describe('while shutting down', () => {
-    it('answers every new request 503 service_unavailable on a closing connection, with the usual headers', async () => {
+    it('answers every new request 503 service_unavailable with Retry-After on a closing connection, with the usual headers', async () => {
       const draining = await createTestApp({ database: testApp.database });
       try {
         await expect(draining.app.get(RequestDrain).drain(1_000)).resolves.toBe(true);
         for (const url of ['/v1/pets', '/readyz']) {
           const response = await draining.client.get(url, { 'X-Request-Id': 'late-caller' });
           expectErrorBody(response, 503, 'service_unavailable');
-          expect(response.headers).toMatchObject({ connection: 'close', 'x-request-id': 'late-caller', 'x-content-type-options': 'nosniff' });
+          expect(response.headers).toMatchObject({ connection: 'close', 'retry-after': '1', 'x-request-id': 'late-caller', 'x-content-type-options': 'nosniff' });
           expect(response.headers['content-security-policy']).toContain("default-src 'self'");
         }
       } finally {

@@ -21,6 +21,8 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
     .setDescription(
       "A store's catalogue of animals for sale. Every operation needs an API key sent as a bearer token, " +
         'every response carries the rate-limit headers, and every error has the Error body. ' +
+        'A 503 may come from a service that is draining or overloaded, before the operation is reached: it carries `Retry-After`, ' +
+        'and neither the rate-limit headers nor the deprecation headers. ' +
         'Requests refused before they reach an operation get the Error body without the rate-limit headers: ' +
         'malformed HTTP framing, a missing Host header or a broken percent-encoding (`bad_request`, 400), ' +
         'a path parameter over the length limit (`uri_too_long`, 414), headers over the size limit ' +
@@ -65,7 +67,7 @@ function relativeToServers(paths: OpenAPIObject['paths']): OpenAPIObject['paths'
 }
 
 /**
- * Every response of an operation carries the rate-limit headers, and what its
+ * Every response of an operation but its 503 (see above) carries the rate-limit headers, and what its
  * route decorators documented (http/route-docs.ts): headers on its successful
  * answers (2xx and 304), headers on all of them, and the deprecated mark.
  */
@@ -80,7 +82,9 @@ function completeResponses(document: OpenAPIObject): void {
       const everyResponseHeaders = Object.assign({}, ...docs.map(({ everyResponseHeaders }) => everyResponseHeaders));
       for (const [status, response] of Object.entries(operation.responses) as Array<[string, ResponseObject]>) {
         const successful = status.startsWith('2') || status === '304';
-        response.headers = { ...response.headers, ...(successful ? successHeaders : {}), ...everyResponseHeaders, ...RATE_LIMIT_HEADERS };
+        // A 503 may be the refusal of a draining or overloaded service, made before the route's own steps.
+        const reached = status !== '503';
+        response.headers = { ...response.headers, ...(successful ? successHeaders : {}), ...(reached ? { ...everyResponseHeaders, ...RATE_LIMIT_HEADERS } : {}) };
       }
     }
   }

@@ -46,7 +46,7 @@ export const RATE_LIMIT_HEADERS: HeadersObject = Object.fromEntries(
   Object.keys(RATE_LIMIT_HEADER_COMPONENTS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
 );
 
-type ErrorStatus = 400 | 401 | 413 | 415 | 429 | 500;
+type ErrorStatus = 400 | 401 | 413 | 415 | 429 | 500 | 503;
 
 /** Each example is an Error body: its code, and a message (the code's own when none is given). */
 type Example = readonly [code: string, message?: string];
@@ -92,6 +92,18 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
     example: ['internal_error'],
     description: '`internal_error`: an unexpected failure; the cause is logged on the server only',
   },
+  503: {
+    example: ['service_unavailable', 'The database is unavailable; retry after the time given in Retry-After'],
+    description:
+      '`service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down',
+    headers: {
+      'Retry-After': {
+        required: true,
+        description: 'Whole seconds to wait before trying again',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  },
 };
 
 /** The `ETag` of a @ConditionalGet() operation's 200 and 304; declared once under components.headers. */
@@ -118,14 +130,14 @@ export interface OwnError {
 
 /**
  * An operation's success and its own errors, with the errors of the way in
- * that every operation can meet: 401, 429 and 500. Those of its inputs (400,
+ * that every operation can meet: 401, 429, 500 and 503. Those of its inputs (400,
  * 413, 415) are added where the document is built, from the parameters and
  * body it lists (inputErrorResponses). The route decorators document what
  * they add themselves, and the document puts the rate-limit headers on every
  * response (docs/api-docs.ts).
  */
 export function ApiStandardResponses({ success, errors = [] }: StandardResponses): MethodDecorator {
-  const statuses: ErrorStatus[] = [401, 429, 500];
+  const statuses: ErrorStatus[] = [401, 429, 500, 503];
   return (target, key, descriptor) => {
     applyDecorators(
       ApiResponse({ status: success.status, description: success.description, type: success.type, headers: success.headers }),

@@ -9,8 +9,7 @@ import { sendError } from '../errors/all-exceptions.filter';
 import { logRequest, ROOT_LOGGER } from './logging';
 import { OpsMetrics } from './metrics';
 import { shedLoadWhenBehind } from './overload';
-import { ServiceUnavailableError } from './readiness';
-import { RequestDrain } from './request-drain';
+import { RequestDrain, ShuttingDownError } from './request-drain';
 import { REQUEST_ID_HEADER } from './request-id';
 import { corsOptionsFor, HELMET_OPTIONS } from './security';
 import { registerServerSpanAnnotations } from './server-span';
@@ -48,7 +47,7 @@ export function configureOperations(app: NestFastifyApplication): void {
           reply.raw.once('close', () => drain.release());
           return done();
         }
-        sendError(reply.header('Connection', 'close'), new ServiceUnavailableError('The service is shutting down'));
+        sendError(reply.header('Connection', 'close'), new ShuttingDownError());
       });
       instance.addHook('onResponse', (request, reply, done) => {
         const requests = metrics.requestsTo(request.is404 ? undefined : request.routeOptions.url);

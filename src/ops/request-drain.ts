@@ -1,4 +1,17 @@
 import { Injectable } from '@nestjs/common';
+import { RetryLaterError } from '../errors/domain-error';
+import { SERVICE_UNAVAILABLE } from '../errors/error-code';
+
+/** A caller refused while this instance drains may come back at once: another instance, or this one restarted, takes it. */
+export const DRAINING_RETRY_AFTER_SECONDS = 1;
+
+export class ShuttingDownError extends RetryLaterError {
+  readonly code = SERVICE_UNAVAILABLE;
+
+  constructor() {
+    super('The service is shutting down; retry after the time given in Retry-After', DRAINING_RETRY_AFTER_SECONDS);
+  }
+}
 
 /**
  * Counts the requests the app has taken on, and at shutdown refuses new ones

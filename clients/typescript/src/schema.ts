@@ -308,6 +308,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listPets: {
@@ -465,6 +483,24 @@ export interface operations {
                      *       "code": "internal_error",
                      *       "message": "Internal server error",
                      *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -699,6 +735,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPet: {
@@ -919,6 +973,24 @@ export interface operations {
                      *       "code": "internal_error",
                      *       "message": "Internal server error",
                      *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
