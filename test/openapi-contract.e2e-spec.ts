@@ -15,6 +15,16 @@ interface PetBody {
   id: number;
 }
 
+/** One call of each operation, as `client` sends it, with the operation's id. */
+async function callEveryOperation(client: ApiClient): Promise<Array<[string, ApiResponse]>> {
+  return [
+    ['listPets', await client.get('/v1/pets')],
+    ['createPet', await client.post('/v1/pets', { name: 'Rex', categoryId: 1 })],
+    ['getPet', await client.get('/v1/pets/1')],
+    ['getRateLimit', await client.get('/v1/rate_limit')],
+  ];
+}
+
 describeOnStore('the API document', () => {
   let testApp: TestApp;
   let api: ApiClient;
@@ -210,13 +220,7 @@ describeOnStore('the API document', () => {
       const broken = await createTestApp({ overrides: [{ provide: RateLimitStore, useValue: new UnreadableCounters() }] });
       try {
         await broken.app.get(DataSource).query('DROP TABLE pets');
-        const responses: Array<[string, ApiResponse]> = [
-          ['listPets', await broken.client.get('/v1/pets')],
-          ['createPet', await broken.client.post('/v1/pets', { name: 'Rex', categoryId: 1 })],
-          ['getPet', await broken.client.get('/v1/pets/1')],
-          ['getRateLimit', await broken.client.get('/v1/rate_limit')],
-        ];
-        for (const [operationId, response] of responses) {
+        for (const [operationId, response] of await callEveryOperation(broken.client)) {
           expectErrorBody(response, 500, 'internal_error');
           contract.expectResponse(operationId, response);
         }
@@ -229,13 +233,7 @@ describeOnStore('the API document', () => {
       const draining = await createTestApp({ database: testApp.database });
       try {
         await draining.app.get(RequestDrain).drain(1_000);
-        const responses: Array<[string, ApiResponse]> = [
-          ['listPets', await draining.client.get('/v1/pets')],
-          ['createPet', await draining.client.post('/v1/pets', { name: 'Rex', categoryId: 1 })],
-          ['getPet', await draining.client.get('/v1/pets/1')],
-          ['getRateLimit', await draining.client.get('/v1/rate_limit')],
-        ];
-        for (const [operationId, response] of responses) {
+        for (const [operationId, response] of await callEveryOperation(draining.client)) {
           expectErrorBody(response, 503, 'service_unavailable');
           contract.expectResponse(operationId, response);
         }
