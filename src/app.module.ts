@@ -8,6 +8,7 @@ import { DatabaseModule } from './database/database.module';
 import { ErrorsModule } from './errors/errors.module';
 import { HttpModule } from './http/http.module';
 import { OpsModule } from './ops/ops.module';
+import { OrdersModule } from './orders/orders.module';
 import { PetsModule } from './pets/pets.module';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
 import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
@@ -19,7 +20,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, PetsModule],
+      imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, PetsModule, OrdersModule],
       providers: [
         AccessGuard,
         // Global guards run in the order listed, for every route: the rate limits count the request against its
