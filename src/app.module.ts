@@ -8,8 +8,9 @@ import { DatabaseModule } from './database/database.module';
 import { ErrorsModule } from './errors/errors.module';
 import { HttpModule } from './http/http.module';
 import { OpsModule } from './ops/ops.module';
-import { OrdersModule } from './orders/orders.module';
 import { PetsModule } from './pets/pets.module';
+// After the pets: each module's scopes are listed in the order their modules load.
+import { OrdersModule } from './orders/orders.module';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
 import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';

@@ -1,11 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { AppConfig } from '../../config/app-config';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
-import { errorBody, NOT_FOUND } from '../../errors/error-code';
-import { ErrorResponse } from '../../errors/error.response';
+import { NOT_FOUND } from '../../errors/error-code';
 import { baseUrlOf } from '../../http/base-url';
 import type { KeyCaller } from '../../http/caller';
 import { ConditionalGet } from '../../http/conditional-get';
@@ -63,16 +62,6 @@ export class OrdersController {
     return page.orders.map(toOrderResponse);
   }
 
-  // Listed first, so it is the 409 the document keeps: it names the idempotency one too.
-  @ApiResponse({
-    status: 409,
-    description:
-      `\`${PET_NOT_AVAILABLE}\`: the pet is pending or sold, or another order took it first; ` +
-      `\`${TOO_MANY_OPEN_ORDERS}\`: the account holds as many placed orders as its plan allows; ` +
-      '`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still being processed',
-    type: ErrorResponse,
-    example: errorBody(PET_NOT_AVAILABLE),
-  })
   @Post()
   @HttpCode(201)
   @ApiOperation({
@@ -92,7 +81,11 @@ export class OrdersController {
       type: OrderResponseDto,
       headers: { Location: { required: true, description: 'The absolute URL of the order', schema: { type: 'string', format: 'uri' } } },
     },
-    errors: [{ status: 404, code: NOT_FOUND, when: 'no pet with that id' }],
+    errors: [
+      { status: 404, code: NOT_FOUND, when: 'no pet with that id' },
+      { status: 409, code: PET_NOT_AVAILABLE, when: 'the pet is pending or sold, or another order took it first' },
+      { status: 409, code: TOO_MANY_OPEN_ORDERS, when: "the account holds as many placed orders as its plan allows" },
+    ],
   })
   async placeOrder(@Body() body: PlaceOrderDto, @CurrentCaller() caller: KeyCaller, @Res({ passthrough: true }) reply: FastifyReply): Promise<OrderResponseDto> {
     const order = await this.orders.place(accountOf(caller), body.petId);
