@@ -293,7 +293,7 @@ for (const store of ['sqlite', 'mysql'] as const) {
         writeFileSync(path, text);
         return path;
       };
-      const emptyCounts = { accounts: 0, api_keys: 0, idempotency_records: 0, pets: 0 };
+      const emptyCounts = { accounts: 0, api_keys: 0, idempotency_records: 0, orders: 0, pets: 0 };
 
       beforeAll(async () => {
         if (!existsSync(file)) expect(await command('backup', file, sourceDatabase.url)).toMatchObject({ code: 0 });

@@ -2,6 +2,7 @@ import { type DataSource, QueryFailedError, type QueryRunner } from 'typeorm';
 import { NOTE_EVERY_ROWS, type Progress } from './back-up';
 import { BackupRefusedError, type CheckedBackup, describeRows, rowsOf, toStoreValue } from './backup-file';
 import { runMigrations } from '../run-migrations';
+import { checkOrderRules } from './order-rules';
 import { deferredColumns, dialectOf, lastMigration, latestMigrationOf, readStoreTables, type StoreTable } from './store-schema';
 
 /** Parameters per INSERT: far below either store's limit, and a few hundred rows a statement. */
@@ -60,6 +61,7 @@ export async function restoreStore(dataSource: DataSource, path: string, backup:
         );
       }
       table = undefined;
+      await checkOrderRules(runner);
       if (dialect.setsNextIdsInTransaction) for (const [name, next] of Object.entries(nextIds)) await dialect.setNextId(runner, name, next);
       await runner.commitTransaction();
     } catch (error) {
