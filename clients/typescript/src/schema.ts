@@ -100,7 +100,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an order */
+        /**
+         * Get an order
+         * @description One of the account's orders; another account's is not found.
+         */
         get: operations["getOrder"];
         put?: never;
         post?: never;

@@ -99,7 +99,7 @@ export class OrdersController {
   @Get(':orderId')
   @RequireScope(ORDERS_READ)
   @ConditionalGet()
-  @ApiOperation({ operationId: 'getOrder', summary: 'Get an order' })
+  @ApiOperation({ operationId: 'getOrder', summary: 'Get an order', description: "One of the account's orders; another account's is not found." })
   @ApiParam(ORDER_ID)
   @ApiStandardResponses({ success: { status: 200, description: 'The order', type: OrderResponseDto }, errors: [NO_SUCH_ORDER] })
   async getOrder(@Param('orderId', ParseIdPipe) orderId: number, @CurrentCaller() caller: KeyCaller): Promise<OrderResponseDto> {
