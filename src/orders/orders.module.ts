@@ -3,9 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { Clock } from '../config/clock';
 import { ReadReplicasModule } from '../database/read-replicas.module';
-import { replicaStalenessBoundMs } from '../database/replica-monitor';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
-import { RecentWriters } from '../pets/application/recent-writers';
+import { RecentWriters, recentWritersFor } from '../pets/application/recent-writers';
 import { OpenOrderCaps } from './application/open-order-caps';
 import { OrderExpiry } from './application/order-expiry';
 import { OrdersService } from './application/orders.service';
@@ -27,8 +26,7 @@ import { TypeOrmOrderRepository } from './infrastructure/typeorm-order.repositor
       // An account that changed an order reads the latest for as long as a replica in service may lack the change.
       provide: RecentWriters,
       inject: [AppConfig, Clock],
-      useFactory: (config: AppConfig, clock: Clock) =>
-        new RecentWriters(config.databaseReplicaUrls.length ? replicaStalenessBoundMs(config.databaseReplicaMaxLagSeconds) : 0, clock),
+      useFactory: recentWritersFor,
     },
   ],
 })

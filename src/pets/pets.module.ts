@@ -3,12 +3,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { Clock } from '../config/clock';
 import { ReadReplicasModule } from '../database/read-replicas.module';
-import { replicaStalenessBoundMs } from '../database/replica-monitor';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { OpsMetrics } from '../ops/metrics';
 import { PetMetrics } from './application/pet-metrics';
 import { PetsService } from './application/pets.service';
-import { RecentWriters } from './application/recent-writers';
+import { RecentWriters, recentWritersFor } from './application/recent-writers';
 import { PetRepository } from './domain/pet.repository';
 import { PetsController } from './http/pets.controller';
 import { PetOrmEntity } from './infrastructure/pet.orm-entity';
@@ -25,8 +24,7 @@ import { TypeOrmPetRepository } from './infrastructure/typeorm-pet.repository';
       // A caller's own pets are visible to its reads for as long as a replica in service may lack them.
       provide: RecentWriters,
       inject: [AppConfig, Clock],
-      useFactory: (config: AppConfig, clock: Clock) =>
-        new RecentWriters(config.databaseReplicaUrls.length ? replicaStalenessBoundMs(config.databaseReplicaMaxLagSeconds) : 0, clock),
+      useFactory: recentWritersFor,
     },
   ],
 })

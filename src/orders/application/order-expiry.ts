@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { Clock } from '../../config/clock';
+import { Clock, Repeating, repeatEvery } from '../../config/clock';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { SWEEP_BATCH, SWEEP_INTERVAL_MS } from '../../idempotency/application/idempotency-sweeper';
 import { OrderRepository } from '../domain/order.repository';
@@ -14,9 +14,8 @@ import { OrderRepository } from '../domain/order.repository';
 @Injectable()
 export class OrderExpiry implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Orders');
-  private cancel?: () => void;
-  private sweeping?: Promise<void>;
-  private stopped = false;
+  private sweeps?: Repeating;
+  private stopping = false;
 
   constructor(
     private readonly orders: OrderRepository,
@@ -25,35 +24,24 @@ export class OrderExpiry implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.scheduleNext();
+    this.sweeps = repeatEvery(this.clock, SWEEP_INTERVAL_MS, () => this.sweep());
   }
 
   /** Waits for a sweep under way, so the pool it uses closes after it. */
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    this.cancel?.();
-    await this.sweeping;
+    this.stopping = true;
+    await this.sweeps?.stop();
   }
 
-  /** One sweep now; what the schedule runs. */
-  async sweep(): Promise<void> {
+  private async sweep(): Promise<void> {
     try {
       const now = this.clock.now();
       for (const id of await this.orders.findExpired(now, SWEEP_BATCH)) {
-        if (this.stopped) return;
+        if (this.stopping) return;
         await this.unitOfWork.run(() => this.orders.settle(id, 'cancelled', now, now));
       }
     } catch (error) {
       this.logger.warn(`Cancelling orders whose hold ended failed (${(error as Error).message}); the next sweep tries again`);
     }
-  }
-
-  private scheduleNext(): void {
-    this.cancel = this.clock.schedule(() => {
-      this.sweeping = this.sweep().finally(() => {
-        this.sweeping = undefined;
-        if (!this.stopped) this.scheduleNext();
-      });
-    }, SWEEP_INTERVAL_MS);
   }
 }
