@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
+import { DatabaseUnavailableError } from '../../database/database.errors';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { RecentWriters } from '../../pets/application/recent-writers';
 import { Order, OrderAction, OrderStatus, STATUS_AFTER, transitionOf } from '../domain/order';
-import { InvalidOrderTransitionError, OrderNotFoundError } from '../domain/order.errors';
+import { InvalidOrderTransitionError, OrderNotFoundError, PetNotAvailableError } from '../domain/order.errors';
 import { OrderReadFreshness, OrderRepository } from '../domain/order.repository';
 import { OpenOrderCaps } from './open-order-caps';
 
@@ -38,15 +39,22 @@ export class OrdersService {
 
   async place(account: OrderingAccount, petId: number): Promise<Order> {
     const now = this.clock.now();
-    const order = await this.unitOfWork.run(() =>
-      this.orders.place({
-        accountId: account.accountId,
-        petId,
-        placedAt: now,
-        holdUntil: now + this.config.orderHoldSeconds * 1000,
-        openOrdersCap: this.caps.capOf(account.plan),
-      }),
-    );
+    let order: Order;
+    try {
+      order = await this.unitOfWork.run(() =>
+        this.orders.place({
+          accountId: account.accountId,
+          petId,
+          placedAt: now,
+          holdUntil: now + this.config.orderHoldSeconds * 1000,
+          openOrdersCap: this.caps.capOf(account.plan),
+        }),
+      );
+    } catch (error) {
+      // A conflict the store finds only at commit (a Galera certification failure) is a lost race when the pet has gone meanwhile.
+      if (error instanceof DatabaseUnavailableError && (await this.orders.isPetTaken(petId).catch(() => false))) throw new PetNotAvailableError(petId);
+      throw error;
+    }
     this.writers.noteWrite(account.accountId);
     return order;
   }

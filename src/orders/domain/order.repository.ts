@@ -44,6 +44,8 @@ export abstract class OrderRepository {
    * as it stands after, or null when it was no longer placed (or not expired).
    */
   abstract settle(orderId: number, status: SettledStatus, at: number, onlyIfHeldUntil?: number): Promise<Order | null>;
+  /** Whether the pet is no longer available, read from the latest, outside any unit of work. */
+  abstract isPetTaken(petId: number): Promise<boolean>;
   /** Ids of at most `limit` placed orders whose hold ended by `now`, the oldest first, read without locks. */
   abstract findExpired(now: number, limit: number): Promise<number[]>;
 }

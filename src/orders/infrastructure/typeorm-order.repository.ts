@@ -109,6 +109,11 @@ export class TypeOrmOrderRepository extends OrderRepository {
     return order;
   }
 
+  async isPetTaken(petId: number): Promise<boolean> {
+    const [pet] = await this.unitOfWork.query<{ status: string }>(SQL.petStatus, [petId]);
+    return pet !== undefined && pet.status !== 'available';
+  }
+
   async findExpired(now: number, limit: number): Promise<number[]> {
     const rows = await this.unitOfWork.query<{ id: number | string }>(SQL.expired, [now, limit]);
     return rows.map(({ id }) => Number(id));
