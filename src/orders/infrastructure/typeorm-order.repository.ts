@@ -16,6 +16,8 @@ type OrderRow = Omit<OrderOrmEntity, 'activePetId'>;
 const SQL = {
   holdPet: "UPDATE pets SET status = 'pending' WHERE id = ? AND status = 'available'",
   petStatus: 'SELECT status FROM pets WHERE id = ?',
+  /** On a Galera node, waits until the node has applied every write the cluster committed before it reads; a comment elsewhere. */
+  latestPetStatus: '/*M! SET STATEMENT wsrep_sync_wait = 1 FOR */ SELECT status FROM pets WHERE id = ?',
   takePlace: 'UPDATE accounts SET placed_orders = placed_orders + 1 WHERE id = ? AND placed_orders < ?',
   freePlace: 'UPDATE accounts SET placed_orders = placed_orders - 1 WHERE id = ? AND placed_orders > 0',
   insert: "INSERT INTO orders (account_id, pet_id, status, active_pet_id, placed_at, hold_until) VALUES (?, ?, 'placed', ?, ?, ?)",
@@ -110,7 +112,7 @@ export class TypeOrmOrderRepository extends OrderRepository {
   }
 
   async isPetTaken(petId: number): Promise<boolean> {
-    const [pet] = await this.unitOfWork.query<{ status: string }>(SQL.petStatus, [petId]);
+    const [pet] = await this.unitOfWork.query<{ status: string }>(SQL.latestPetStatus, [petId]);
     return pet !== undefined && pet.status !== 'available';
   }
 
