@@ -73,7 +73,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const caller = await this.callers.find(request);
     const tracker = await getTracker(request, context);
     const banSubject = banSubjectOf(caller, this.ownBanRouteOf(context));
-    requestState(request).rateLimitedAs = { tracker, banSubject };
+    requestState(request).rateLimitedAs = { tracker };
     if (ttl !== throttler.ttl || limit !== caller.limits.perMinute) {
       await this.charge(context, tracker, [{ name: ownBucket(ttl, context.getClass().name, context.getHandler().name), limit, durationMs: ttl }], banSubject);
       return true;
