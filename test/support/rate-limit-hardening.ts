@@ -123,6 +123,9 @@ export function rateLimitHardeningScenarios(target: HardeningTarget): void {
     }
     // A valid key this instance never verified is, from this address, one more unknown key.
     expectErrorBody(await strangerKey.request({ url: '/v1/pets', ...failing }), 429, 'rate_limited');
+    // The operational endpoints, which the rate limits skip, look no key up from anyone.
+    const probe = await testApp.anonymous.request({ url: '/healthz', remoteAddress: '198.51.100.9', headers: { authorization: `Bearer ${generateApiKeySecret('test')}` } });
+    expect(probe.status).toBe(200);
     expect(lookups.mock.calls.length).toBe(lookupsWhenOver);
 
     // Past the key cache's time the verified key is looked up again, as usual, and served.
