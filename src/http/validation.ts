@@ -73,10 +73,13 @@ export function IsWellFormedUnicode(validationOptions?: ValidationOptions): Prop
 /**
  * Unicode Cc (U+0000 to U+001F, U+007F to U+009F) and the bidirectional
  * embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069),
- * which make a text display as something other than what it holds. Joiners and
- * marks (U+200C to U+200F) are not among them.
+ * which make a text display as something other than what it holds, as ranges
+ * of a regular expression's character class (shared with the API document).
+ * Joiners and marks (U+200C to U+200F) are not among them.
  */
-const CONTROL_OR_BIDI = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
+export const CONTROL_OR_BIDI_RANGES = '\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069';
+
+const CONTROL_OR_BIDI = new RegExp(`[${CONTROL_OR_BIDI_RANGES}]`, 'u');
 
 /** The first control or bidirectional formatting character of a string, as `U+XXXX`, or undefined. */
 function firstControlCharacter(value: unknown): string | undefined {
@@ -84,7 +87,7 @@ function firstControlCharacter(value: unknown): string | undefined {
   return found ? `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : undefined;
 }
 
-/** A string without control characters or bidirectional formatting characters (see CONTROL_OR_BIDI); the message names the first one. */
+/** A string without control characters or bidirectional formatting characters (see CONTROL_OR_BIDI_RANGES); the message names the first one. */
 export function HasNoControlCharacters(validationOptions?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../../../errors/domain-error';
 import { StrictValidationPipe } from '../../../http/validation';
 import { CreatePetDto } from './create-pet.dto';
+import { PET_NAME_SCHEMA } from './pet.response.dto';
 
 const NAME = 'name must have 1 to 255 characters and not be only white space';
 const CATEGORY = 'categoryId must be an integer from 1 to 9007199254740991';
@@ -72,6 +73,18 @@ describe('CreatePetDto through the global validation pipe', () => {
 
   it.each(['\u200c', '\u200d', '\u200e', '\u200f', '\u00a0', '\u2028', '\u0300'])('keeps a name with %p, which is no control character', async (character) => {
     await expect(check({ name: `Re${character}x`, categoryId: 1 })).resolves.toMatchObject({ name: `Re${character}x` });
+  });
+
+  it('documents in the API schema’s pattern the very names it takes', async () => {
+    const pattern = new RegExp(PET_NAME_SCHEMA.pattern, 'u');
+    const names = ['Rex', ' Rex\u00a0', 'Re\u200dx', '\u200eRex', '\ufeffRex', '🐕', ' ', '\u00a0\u3000', 'Rex\t', 'Re\u0000x', 'Re\u0085x', 'Rex\u202e', '\u2066Rex', '\u2069'];
+    for (const name of names) {
+      const taken = await check({ name, categoryId: 1 }).then(
+        () => true,
+        () => false,
+      );
+      expect({ name, documented: pattern.test(name) }).toEqual({ name, documented: taken });
+    }
   });
 
   it.each(['toString', 'valueOf', 'constructor', 'hasOwnProperty', 'isPrototypeOf', '__proto__', 'prototype'])(
