@@ -94,10 +94,10 @@ export function HasNoControlCharacters(validationOptions?: ValidationOptions): P
       name: 'hasNoControlCharacters',
       validator: {
         validate: (value) => typeof value === 'string' && firstControlCharacter(value) === undefined,
-        defaultMessage: buildMessage(
-          (each, args) => `${each}$property must not contain control or bidirectional formatting characters (found ${firstControlCharacter(args?.value) ?? 'one'})`,
-          validationOptions,
-        ),
+        defaultMessage: buildMessage((each, args) => {
+          const found = firstControlCharacter(args?.value) ?? 'one';
+          return `${each}$property must not contain control or bidirectional formatting characters (found ${found})`;
+        }, validationOptions),
       },
     },
     validationOptions,

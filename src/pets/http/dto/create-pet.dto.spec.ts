@@ -77,13 +77,14 @@ describe('CreatePetDto through the global validation pipe', () => {
 
   it('documents in the API schema’s pattern the very names it takes', async () => {
     const pattern = new RegExp(PET_NAME_SCHEMA.pattern, 'u');
-    const names = ['Rex', ' Rex\u00a0', 'Re\u200dx', '\u200eRex', '\ufeffRex', '🐕', ' ', '\u00a0\u3000', 'Rex\t', 'Re\u0000x', 'Re\u0085x', 'Rex\u202e', '\u2066Rex', '\u2069'];
+    const taken = ['Rex', ' Rex\u00a0', 'Re\u200dx', '\u200eRex', '\ufeffRex', '🐕'];
+    const names = [...taken, ' ', '\u00a0\u3000', 'Rex\t', 'Re\u0000x', 'Re\u0085x', 'Rex\u202e', '\u2066Rex', '\u2069'];
     for (const name of names) {
-      const taken = await check({ name, categoryId: 1 }).then(
+      const valid = await check({ name, categoryId: 1 }).then(
         () => true,
         () => false,
       );
-      expect({ name, documented: pattern.test(name) }).toEqual({ name, documented: taken });
+      expect({ name, valid, documented: pattern.test(name) }).toEqual({ name, valid: taken.includes(name), documented: valid });
     }
   });
 
