@@ -155,7 +155,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description The animal's name: 1 to 255 characters (code points), not only white space; stored and returned exactly as sent
+             * @description The animal's name: 1 to 255 characters (code points), not only white space, without control characters (Unicode Cc) or bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069); stored and returned exactly as sent
              * @example Rex
              */
             name: string;
@@ -174,7 +174,7 @@ export interface components {
         /** @description An animal to add; the service assigns its id. */
         NewPet: {
             /**
-             * @description The animal's name: 1 to 255 characters (code points), not only white space; stored and returned exactly as sent
+             * @description The animal's name: 1 to 255 characters (code points), not only white space, without control characters (Unicode Cc) or bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069); stored and returned exactly as sent
              * @example Rex
              */
             name: string;

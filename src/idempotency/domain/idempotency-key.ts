@@ -21,13 +21,40 @@ export function fingerprintOf(body: unknown): string {
   return hash('sha256', canonicalJson(body), 'hex');
 }
 
+/**
+ * The value as JSON with every object's fields sorted by name. Built with a
+ * stack of its own rather than by recursion: a known key is checked before the
+ * body is validated, so the body may nest as deep as its size allows.
+ */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const fields = Object.keys(value)
-      .sort()
-      .map((name) => `${JSON.stringify(name)}:${canonicalJson((value as Record<string, unknown>)[name])}`);
-    return `{${fields.join(',')}}`;
+  const parts: string[] = [];
+  // Text to write as it is, or a value still to serialize; taken from the end.
+  const pending: Array<{ text: string } | { value: unknown }> = [{ value }];
+  while (pending.length) {
+    const next = pending.pop()!;
+    if ('text' in next) {
+      parts.push(next.text);
+      continue;
+    }
+    const node = next.value;
+    if (typeof node !== 'object' || node === null) {
+      parts.push(JSON.stringify(node) ?? 'null');
+      continue;
+    }
+    const entries: Array<[string | undefined, unknown]> = Array.isArray(node)
+      ? node.map((item) => [undefined, item])
+      : Object.keys(node)
+          .sort()
+          .map((name) => [name, (node as Record<string, unknown>)[name]]);
+    const [open, close] = Array.isArray(node) ? ['[', ']'] : ['{', '}'];
+    pending.push({ text: close });
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [name, item] = entries[index];
+      pending.push({ value: item });
+      const label = name === undefined ? '' : `${JSON.stringify(name)}:`;
+      pending.push({ text: index > 0 ? `,${label}` : label });
+    }
+    pending.push({ text: open });
   }
-  return JSON.stringify(value) ?? 'null';
+  return parts.join('');
 }
