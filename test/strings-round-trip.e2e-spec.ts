@@ -17,8 +17,8 @@ const WELL_FORMED: Array<[string, string]> = [
   ['an emoji sequence joined by ZWJ', '\u{1F408}\u200d\u2b1b'],
   ['a flag (two regional indicators)', '\u{1F1EF}\u{1F1F5}'],
   ['a character beyond the BMP that is not an emoji', '\u{20BB7}\u{1D11E}'],
-  ['surrounding white space', '  Rex\t'],
-  ['a byte order mark and a right-to-left override', '\ufeffRex\u202e'],
+  ['surrounding white space', '  Rex  '],
+  ['a byte order mark and the directional marks, which are not controls', '\ufeffRex\u200e\u200f'],
   ['255 four-byte characters', '\u{1F436}'.repeat(255)],
   ['a replacement character sent as such', 'a\ufffdb'],
 ];
@@ -29,6 +29,16 @@ const LONE_SURROGATES: Array<[string, string]> = [
   ['a high surrogate alone', '\ud800'],
   ['a high surrogate at the end', 'Rex\ud83d'],
   ['a pair in the wrong order', '\udc00\ud800'],
+];
+
+/** Characters a name may not hold (decisions, "Pets"): controls and bidirectional embeddings, overrides and isolates. */
+const UNSAFE_CHARACTERS: Array<[string, string]> = [
+  ['a tab', 'Rex\t'],
+  ['a NUL', 'Rex\u0000'],
+  ['a C1 control', 'Rex\u0085'],
+  ['a DEL', 'Rex\u007f'],
+  ['a right-to-left override', '\ufeffRex\u202e'],
+  ['a first strong isolate', 'Rex\u2068'],
 ];
 
 describeOnStore('strings in pet names', () => {
@@ -60,6 +70,16 @@ describeOnStore('strings in pet names', () => {
     const response = await api.post('/v1/pets', { name, categoryId: 1 });
     expectErrorBody(response, 400, 'validation_failed');
     expect((response.body as { message: string }).message).toMatch(/\bname\b/);
+    expect((await listAll()).length).toBe(before);
+  });
+
+  it.each(UNSAFE_CHARACTERS)('refuses a name with %s: 400 naming the rule, nothing stored', async (_case, name) => {
+    const before = (await listAll()).length;
+    const response = await api.post('/v1/pets', { name, categoryId: 1 });
+    expectErrorBody(response, 400, 'validation_failed');
+    expect((response.body as { message: string }).message).toBe(
+      'name must not contain control characters or bidirectional embedding, override or isolate characters',
+    );
     expect((await listAll()).length).toBe(before);
   });
 });

@@ -5,6 +5,7 @@ import { CreatePetDto } from './create-pet.dto';
 const NAME = 'name must have 1 to 255 characters and not be only white space';
 const CATEGORY = 'categoryId must be an integer from 1 to 9007199254740991';
 const STATUS = 'status must be one of available, pending, sold';
+const UNSAFE = 'name must not contain control characters or bidirectional embedding, override or isolate characters';
 
 /** The body as the route receives it: through the app's global ValidationPipe. */
 const pipe = new StrictValidationPipe();
@@ -15,8 +16,8 @@ describe('CreatePetDto through the global validation pipe', () => {
     const minimal = await check({ name: 'Rex', categoryId: 3 });
     expect(minimal).toBeInstanceOf(CreatePetDto);
     expect(minimal).toEqual({ name: 'Rex', categoryId: 3 });
-    await expect(check({ name: ' Rex\t', categoryId: 9007199254740991, status: 'sold' })).resolves.toEqual({
-      name: ' Rex\t',
+    await expect(check({ name: ' Rex\u200d ', categoryId: 9007199254740991, status: 'sold' })).resolves.toEqual({
+      name: ' Rex\u200d ',
       categoryId: 9007199254740991,
       status: 'sold',
     });
@@ -38,6 +39,10 @@ describe('CreatePetDto through the global validation pipe', () => {
     ['name white space only', { name: ' \t\n', categoryId: 1 }, NAME],
     ['name with a lone low surrogate', { name: 'a\udc00b', categoryId: 1 }, 'name must not contain an unpaired UTF-16 surrogate'],
     ['name ending in a lone high surrogate', { name: 'Rex\ud83d', categoryId: 1 }, 'name must not contain an unpaired UTF-16 surrogate'],
+    ['name with a tab', { name: 'Rex\t', categoryId: 1 }, UNSAFE],
+    ['name with a C1 control', { name: 'Rex\u009f', categoryId: 1 }, UNSAFE],
+    ['name with a left-to-right embedding', { name: '\u202aRex', categoryId: 1 }, UNSAFE],
+    ['name with a pop directional isolate', { name: 'Rex\u2069', categoryId: 1 }, UNSAFE],
     ['categoryId missing', { name: 'Rex' }, 'categoryId is required'],
     ['categoryId null', { name: 'Rex', categoryId: null }, 'categoryId is required'],
     ['categoryId a numeric string', { name: 'Rex', categoryId: '5' }, CATEGORY],
