@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config/app-config';
 import { runBackupCli, usage, UsageError } from './database/backup/backup-cli';
 import { BackupRefusedError } from './database/backup/backup-file';
+import { RESTORE_RULES } from './restore-rules';
 
 /** `npm run backup -- FILE` and `npm run restore -- FILE`: the command comes first, as package.json passes it. */
 async function main([command, ...argv]: string[]): Promise<void> {
@@ -12,7 +13,7 @@ async function main([command, ...argv]: string[]): Promise<void> {
   await runBackupCli(command, argv, () => loadConfig().databaseUrl, {
     line: (text) => console.log(text),
     note: (text) => console.error(text),
-  });
+  }, RESTORE_RULES);
 }
 
 const command = process.argv[2] ?? 'backup';

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
 import { checkAccountName, checkJoinsOnSamePlan } from '../domain/account';
-import { ApiKey, checkPlanLimits, MAX_KEY_NAME_LENGTH } from '../domain/api-key';
-import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError, InvalidNameError } from '../domain/api-key.errors';
+import { ApiKey, checkKeyName, checkPlan, checkPlanLimits } from '../domain/api-key';
+import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
-import { isPlan, Plan, PLANS, PlanLimits } from '../domain/plan';
+import { Plan, PlanLimits } from '../domain/plan';
 import { allScopes, checkScopes } from '../domain/scope';
 import { PlanTable } from './plan-table';
 
@@ -40,13 +40,10 @@ export class ApiKeysService {
   ) {}
 
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
-    const plan = parsePlan(input.plan);
+    const plan = checkPlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);
     const scopes = input.scopes === undefined ? allScopes() : checkScopes(input.scopes);
-    const name = (input.name ?? '').trim();
-    if ([...name].length > MAX_KEY_NAME_LENGTH) {
-      throw new InvalidNameError('key', MAX_KEY_NAME_LENGTH);
-    }
+    const name = checkKeyName(input.name ?? '');
     const secret = this.newSecret();
     const now = this.clock.now();
     const expiresAt = input.expiresInMs === undefined ? null : new Date(now + input.expiresInMs);
@@ -90,7 +87,7 @@ export class ApiKeysService {
   /** Changes the plan of the key's account: every key of the account gets it. */
   async setPlan(id: number, input: Pick<CreateApiKeyInput, 'plan' | 'perMinute' | 'perDay'>): Promise<ApiKey> {
     const key = await this.require(id);
-    const plan = parsePlan(input.plan);
+    const plan = checkPlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);
     await this.keys.updateAccount(key.account.id, { plan, customLimits });
     return { ...key, plan, customLimits };
@@ -131,9 +128,4 @@ export class ApiKeysService {
     if (!key) throw new ApiKeyNotFoundError(id);
     return key;
   }
-}
-
-function parsePlan(plan: string) {
-  if (!isPlan(plan)) throw new InvalidApiKeyRequestError(`unknown plan "${plan}"; use one of ${PLANS.join(', ')}`);
-  return plan;
 }

@@ -42,6 +42,8 @@ export async function restoreStore(dataSource: DataSource, path: string, backup:
     }
     refuseUnlessSameTables(path, tables, header.tables);
     const nextIds: Record<string, number> = {};
+    // InnoDB keeps the counters that rolled-back inserts moved, so a refused restore puts them back itself.
+    const countersBefore = dialect.setsNextIdsInTransaction ? {} : await dialect.nextIds(runner);
     await runner.startTransaction();
     let table: StoreTable | undefined;
     try {
@@ -64,6 +66,7 @@ export async function restoreStore(dataSource: DataSource, path: string, backup:
       await runner.commitTransaction();
     } catch (error) {
       await runner.rollbackTransaction();
+      for (const { name } of tables) if (name in countersBefore) await dialect.setNextId(runner, name, countersBefore[name]);
       // The driver's own message may quote a value (a key's hash): only its code is said.
       const code = error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
       if (code && table) throw new BackupRefusedError(`the store refused a row of ${table.name} (${code}); nothing was restored`);

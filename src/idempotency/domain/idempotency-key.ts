@@ -5,12 +5,22 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
-/** The header's value as the key it names: 1 to 255 printable ASCII characters, or a 400 naming the header. */
+/** Whether a value can be a key: 1 to 255 printable ASCII characters. */
+export function isIdempotencyKey(value: unknown): value is string {
+  return typeof value === 'string' && PRINTABLE_ASCII.test(value);
+}
+
+/** The header's value as the key it names, or a 400 naming the header. */
 export function parseIdempotencyKey(value: string): string {
-  if (!PRINTABLE_ASCII.test(value)) {
+  if (!isIdempotencyKey(value)) {
     throw new InvalidInputError(`${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters`);
   }
   return value;
+}
+
+/** Whether a value can be a digest that fingerprintOf made: 64 lower-case hex digits. */
+export function isFingerprint(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
 }
 
 /**

@@ -5,6 +5,21 @@ export interface StoredOutcome {
   readonly body: string;
 }
 
+/**
+ * Why an outcome could not have been stored, or undefined: only an operation
+ * that succeeded stores its answer, and its body is the JSON it sent, which a
+ * retry is answered with.
+ */
+export function storedOutcomeProblem({ status, body }: StoredOutcome): string | undefined {
+  if (!Number.isInteger(status) || status < 200 || status > 299) return 'a stored answer has a success status, 200 to 299';
+  try {
+    JSON.parse(body);
+    return undefined;
+  } catch {
+    return 'a stored answer has a JSON body';
+  }
+}
+
 /** Whose key it is (the caller's API key id) and the key itself. */
 export interface IdempotencyScope {
   readonly apiKeyId: number;
