@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { Clock } from '../../config/clock';
 import { ApiKey, hasExpired } from '../domain/api-key';
 import { ApiKeyRepository } from '../domain/api-key.repository';
+import { isNamedBy, KeyChange } from '../domain/key-change';
 import { hashApiKeySecret, hashesMatch, looksLikeApiKeySecret } from '../domain/api-key-secret';
 
 /**
@@ -54,6 +55,12 @@ export class ApiKeyAuthenticator {
     const now = this.clock.now();
     if (!key || hasExpired(key, now) || (answer?.validUntil && answer.validUntil.getTime() <= now)) return null;
     return key;
+  }
+
+  /** Drops the cached answers a change names, so the key's next request is looked up again (a revocation told through Redis). */
+  forget(change: KeyChange): void {
+    const named = [...this.cache.entries()].filter(([, answer]) => answer.key && isNamedBy(change, answer.key)).map(([hash]) => hash);
+    for (const hash of named) this.cache.delete(hash);
   }
 
   private async lookup(hash: string): Promise<Answer> {
