@@ -27,7 +27,11 @@ export class RedisKeyChangeChannel extends KeyChangeChannel {
 
   async publish(change: KeyChange): Promise<boolean> {
     // Fails fast rather than queue, so a command run while Redis is away says so.
-    this.publisher ??= this.connect({ lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: PUBLISH_TIMEOUT_MS, retryStrategy: () => null });
+    if (!this.publisher) {
+      this.publisher = this.connect({ lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: PUBLISH_TIMEOUT_MS, retryStrategy: () => null });
+      // The failed publish below reports it; the event would otherwise be printed as unhandled.
+      this.publisher.on('error', () => undefined);
+    }
     try {
       if (this.publisher.status === 'wait') await this.publisher.connect();
       await this.publisher.publish(this.options.channel, JSON.stringify(change));
