@@ -48,6 +48,9 @@ export class OpsMetrics {
     registers: [this.registry],
   });
 
+  /** The children of the plan and outcome pairs seen, so a request skips prom-client's label lookup. */
+  private readonly byPlanSeries = new Map<string, Counter.Internal>();
+
   private readonly storeShared = new Gauge({
     name: 'rate_limit_store_shared',
     help: 'Whether the rate limits are shared by every instance through Redis (1) or counted by this instance alone (0)',
@@ -95,7 +98,10 @@ export class OpsMetrics {
 
   /** One request under /v1; `plan` is one of the plan table's names or anonymous, so the series stay few. */
   countRequest(plan: string, outcome: Outcome): void {
-    this.byPlan.labels(plan, outcome).inc();
+    const series = `${plan} ${outcome}`;
+    let child = this.byPlanSeries.get(series);
+    if (!child) this.byPlanSeries.set(series, (child = this.byPlan.labels(plan, outcome)));
+    child.inc();
   }
 
   markRateLimitStoreShared(shared: boolean): void {
