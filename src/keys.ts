@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { AppConfig, ConfigError, loadConfig } from './config/app-config';
+import { Clock } from './config/clock';
+import { TypeOrmUnitOfWork } from './database/typeorm-unit-of-work';
+import { KeyChangeChannel } from './auth/domain/key-change';
+import { UsageReports } from './usage/application/usage-reports';
+import { TypeOrmUsageStore } from './usage/infrastructure/typeorm-usage.store';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DomainError } from './errors/domain-error';
@@ -29,7 +34,10 @@ async function main(argv: string[]): Promise<number> {
   const app = await NestFactory.createApplicationContext(KeysCliModule.forRoot(loadConfig()), { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
   app.flushLogs();
   try {
-    await runKeysCli(argv, app.get(ApiKeysService), { line: (text) => console.log(text) });
+    const config = app.get(AppConfig);
+    const store = new TypeOrmUsageStore(app.get(TypeOrmUnitOfWork), config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'mysql');
+    const services = { usage: new UsageReports(store, app.get(Clock), config), changes: app.get(KeyChangeChannel) };
+    await runKeysCli(argv, app.get(ApiKeysService), { line: (text) => console.log(text) }, services);
     return 0;
   } finally {
     await app.close();

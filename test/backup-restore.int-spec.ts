@@ -15,7 +15,7 @@ import { createTestDatabase, TestDatabase, TestStore } from './support/test-data
 
 const ROOT = join(__dirname, '..');
 const mysqlUp = process.env.MYSQL_AVAILABLE === '1';
-const TABLE_KEYS: Readonly<Record<string, string>> = { accounts: 'id', api_keys: 'id', idempotency_records: 'api_key_id, idempotency_key', pets: 'id' };
+const TABLE_KEYS: Readonly<Record<string, string>> = { accounts: 'id', api_key_usage: 'key_id, day', api_keys: 'id', idempotency_records: 'api_key_id, idempotency_key', pets: 'id' };
 const SEEDED_PETS = 20_000;
 
 interface Outcome {
@@ -72,7 +72,7 @@ async function everyRow(url: string): Promise<Record<string, Array<Record<string
 
 /** Counts as the summary line gives them, written out here on their own; a refusal names only the tables that have rows. */
 function summaryOf(rows: Record<string, unknown[]>, onlyWithRows = false): string {
-  const labels = { accounts: 'accounts', api_keys: 'api keys', idempotency_records: 'idempotency records', pets: 'pets' };
+  const labels = { accounts: 'accounts', api_key_usage: 'api key usage', api_keys: 'api keys', idempotency_records: 'idempotency records', pets: 'pets' };
   return Object.entries(labels)
     .filter(([table]) => !onlyWithRows || rows[table].length > 0)
     .map(([table, label]) => `${rows[table].length.toLocaleString('en-US')} ${label}`)

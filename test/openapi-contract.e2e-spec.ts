@@ -24,6 +24,7 @@ async function callEveryOperation(client: ApiClient): Promise<Array<[string, Api
     ['createPet', await client.post('/v1/pets', { name: 'Rex', categoryId: 1 })],
     ['getPet', await client.get('/v1/pets/1')],
     ['getRateLimit', await client.get('/v1/rate_limit')],
+    ['getUsage', await client.get('/v1/usage')],
   ];
 }
 
@@ -203,6 +204,21 @@ describeOnStore('the API document', () => {
       }
     });
 
+    it('getUsage 200, 400 for a range it cannot serve, and 429 past its own minute', async () => {
+      const usage = await api.get('/v1/usage?days=3');
+      expect(usage.status).toBe(200);
+      contract.expectResponse('getUsage', usage);
+      const invalid = await api.get('/v1/usage?days=0');
+      expectErrorBody(invalid, 400, 'validation_failed');
+      contract.expectResponse('getUsage', invalid);
+      const { secret } = await testApp.createKey({ plan: 'free' });
+      const client = testApp.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
+      let refused = await client.get('/v1/usage');
+      for (let i = 0; i < 40 && refused.status === 200; i++) refused = await client.get('/v1/usage');
+      expectErrorBody(refused, 429, 'rate_limited');
+      contract.expectResponse('getUsage', refused);
+    });
+
     it('403 on every operation for a key without its scope', async () => {
       const headersOf = async (scopes: string[]) => ({ authorization: `Bearer ${(await testApp.createKey({ plan: 'pro', scopes })).secret}` });
       const [readOnly, writeOnly] = [await headersOf(['pets:read']), await headersOf(['pets:write'])];
@@ -232,6 +248,7 @@ describeOnStore('the API document', () => {
         expect((await broken.client.get('/v1/pets')).status).toBe(200);
         counters.unreadable = true;
         await broken.app.get(DataSource).query('DROP TABLE pets');
+        await broken.app.get(DataSource).query('DROP TABLE api_key_usage');
         for (const [operationId, response] of await callEveryOperation(broken.client)) {
           expectErrorBody(response, 500, 'internal_error');
           contract.expectResponse(operationId, response);
@@ -264,7 +281,7 @@ describeOnStore('the API document', () => {
           ['createPet', { method: 'POST', url: '/v1/pets', payload: { name: 'Rex', categoryId: 1 } }],
           ['getPet', { url: '/v1/pets/1' }],
         ];
-        for (const [index, [operationId, request]] of [...calls, ['getRateLimit', { url: '/v1/rate_limit' }] as const].entries()) {
+        for (const [index, [operationId, request]] of ([...calls, ['getRateLimit', { url: '/v1/rate_limit' }], ['getUsage', { url: '/v1/usage' }]] as Array<[string, ApiRequest]>).entries()) {
           // Each from its own address: callers without a key are limited per address.
           const unauthorized = await limited.anonymous.request({ ...request, remoteAddress: `192.0.2.${index + 1}` });
           expectErrorBody(unauthorized, 401, 'unauthorized');

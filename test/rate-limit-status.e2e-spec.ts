@@ -117,7 +117,7 @@ describeOnStore('GET /v1/rate_limit', () => {
     expect(remaining(pets)).toBe(39);
   });
 
-  it('answers a banned key with its ban, in step with the 429 its other requests get', async () => {
+  it('answers a banned key with its ban, in step with the 429 its other requests get, and its windows as they truly stand', async () => {
     const { client } = await newKey({ account: 'banned-status' });
     const sibling = await newKey({ account: 'banned-status' });
     for (let i = 0; i < 41; i++) await client.get('/v1/pets?limit=1');
@@ -131,11 +131,15 @@ describeOnStore('GET /v1/rate_limit', () => {
     expect(status.status).toBe(200);
     const until = Number(banned.headers['x-ratelimit-reset']);
     expect(status.body.ban).toEqual({ until });
+    // The ban is reported apart: each window reads as the account spent it, the day far from spent.
     expect(status.body.windows).toEqual([
-      { name: 'minute', limit: 40, remaining: 0, reset: until },
-      { name: 'day', limit: 500, remaining: 0, reset: until },
-      { name: 'answers', limit: 400, remaining: 0, reset: until },
+      { name: 'minute', limit: 40, remaining: 0, reset: expect.any(Number) },
+      { name: 'day', limit: 500, remaining: 460, reset: expect.any(Number) },
+      { name: 'answers', limit: 400, remaining: 360, reset: expect.any(Number) },
     ]);
+    const [minute, day] = status.body.windows;
+    expect(minute.reset).toBeLessThan(until);
+    expect(day.reset).toBeGreaterThan(until);
     expectErrorBody(await client.get('/v1/pets?limit=1'), 429, 'api_key_banned');
     // The ban is the key's: its sibling sees the account's full minute, and no ban.
     const siblings = await statusOf(sibling.client);

@@ -90,6 +90,7 @@ class EnvironmentVariables {
   @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
   @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) IDEMPOTENCY_TTL_SECONDS = 86_400;
+  @Transform(toInt) @IsIntBetween(1, 3_650) USAGE_RETENTION_DAYS = 90;
   @Transform(toInt) @IsIntBetween(1) HEADERS_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) REQUEST_TIMEOUT_MS = 30_000;
   @Transform(toInt) @IsIntBetween(0) MAX_EVENT_LOOP_DELAY_MS = 1_000;
@@ -169,6 +170,8 @@ export interface AppConfig {
   readonly shutdownTimeoutMs: number;
   /** How long the outcome of a create sent with an Idempotency-Key answers its retries. */
   readonly idempotencyTtlSeconds: number;
+  /** How many UTC days of usage per key are kept, today included. */
+  readonly usageRetentionDays: number;
   /** A connection that has not sent a whole request head within this time is closed. */
   readonly headersTimeoutMs: number;
   /** A connection that has not sent a whole request, body included, within this time is closed. */
@@ -232,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
+    usageRetentionDays: vars.USAGE_RETENTION_DAYS,
     headersTimeoutMs: vars.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: vars.REQUEST_TIMEOUT_MS,
     maxEventLoopDelayMs: vars.MAX_EVENT_LOOP_DELAY_MS,

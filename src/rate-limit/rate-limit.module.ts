@@ -4,7 +4,9 @@ import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { CallerLookup } from '../http/caller-lookup';
 import { ConditionalAnswers } from '../http/conditional-answers';
+import { OpsMetrics } from '../ops/metrics';
 import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
+import { BanLog } from './application/ban-log';
 import { MINUTE_MS, RateLimiter } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
 import { DeferredCharges } from './http/deferred-charges';
@@ -42,7 +44,9 @@ import { createConcurrencyStore } from './infrastructure/create-concurrency-stor
   exports: [RateLimiter, ConcurrencyLimiter],
 })
 class RateLimitCountersModule implements OnApplicationShutdown {
-  constructor(@Inject(RateLimitStore) private readonly store: ClosableRateLimitStore) {}
+  constructor(@Inject(RateLimitStore) private readonly store: ClosableRateLimitStore, metrics: OpsMetrics) {
+    metrics.markRateLimitStoreShared(isSharedStore(store));
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.store.close();
@@ -81,6 +85,7 @@ class RateLimitCountersModule implements OnApplicationShutdown {
   controllers: [RateLimitController],
   providers: [
     PlanThrottlerGuard,
+    BanLog,
     DeferredCharges,
     { provide: ConditionalAnswers, useExisting: DeferredCharges },
     // The concurrency cap, which AppModule registers as the last global guard.

@@ -8,6 +8,8 @@ export type Pet = components['schemas']['Pet'];
 export type NewPet = components['schemas']['NewPet'];
 export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>;
 export type RateLimitStatus = components['schemas']['RateLimitStatus'];
+export type Usage = components['schemas']['Usage'];
+export type UsageQuery = NonNullable<operations['getUsage']['parameters']['query']>;
 
 export interface PetPage {
   readonly pets: Pet[];
@@ -110,6 +112,12 @@ export class AnimalStoreClient {
   /** The key's plan, account, each window's limit, remaining and reset, and its ban; spends no quota. */
   async rateLimit(): Promise<RateLimitStatus> {
     const { data } = await this.send(() => this.api.GET('/rate_limit'));
+    return data;
+  }
+
+  /** The account's answers per UTC day and key, by outcome (the last 7 days, the last `days`, or `from`–`to`); spends no quota. */
+  async usage(query: UsageQuery = {}): Promise<Usage> {
+    const { data } = await this.send(() => this.api.GET('/usage', { params: { query } }));
     return data;
   }
 

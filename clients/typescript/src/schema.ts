@@ -13,9 +13,29 @@ export interface paths {
         };
         /**
          * The caller's quota
-         * @description The key's plan and account, and for each window of the plan its limit, the requests left and when it resets, and the key's ban if any. Spends no quota: it is limited on its own, to 30 a minute per account, and its rate-limit headers describe that limit (`"minute@getRateLimit"`). It answers while the key is banned. Any key may ask; no scope is needed.
+         * @description The key's plan and account, and for each window of the plan its limit, the requests left and when it resets, and the key's ban if any. A window reads as it stands even while the key is banned: the ban is reported apart, in `ban`. Spends no quota: it is limited on its own, to 30 a minute per account, and its rate-limit headers describe that limit (`"minute@getRateLimit"`). It answers while the key is banned. Any key may ask; no scope is needed.
          */
         get: operations["getRateLimit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's account's usage
+         * @description The answers the caller's account was given, per UTC day and per key, by outcome (2xx, 304, other 4xx, 429, 5xx), over the last `days` (default 7) or from `from` to `to`. Counts are written every few seconds, so the last seconds may not show yet; days are kept as long as the service is configured to (default 90). Spends no quota: it is limited on its own, to 30 a minute per account. Any key may ask; no scope is needed. Another account's usage is never shown.
+         */
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -96,13 +116,13 @@ export interface components {
              */
             limit: number;
             /**
-             * @description Requests left in the window now; 0 while banned
+             * @description Requests left in the window now, as the account's keys share it; a ban is reported apart, in `ban`
              * @example 57
              */
             remaining: number;
             /**
              * Format: int64
-             * @description Unix time, in seconds, at which the window resets; the end of the ban while banned
+             * @description Unix time, in seconds, at which the window resets
              * @example 1795219260
              */
             reset: number;
@@ -143,6 +163,88 @@ export interface components {
              * @example 400
              */
             status: number;
+        };
+        /** @description The account the report covers: the caller's own. */
+        UsageAccount: {
+            /**
+             * Format: int64
+             * @description The account's id
+             * @example 3
+             */
+            id: number;
+        };
+        /** @description Answers by outcome. */
+        UsageCounts: {
+            /**
+             * @description Answers 2xx
+             * @example 120
+             */
+            success: number;
+            /**
+             * @description Answers 304 Not Modified
+             * @example 30
+             */
+            notModified: number;
+            /**
+             * @description Answers 4xx other than 429
+             * @example 2
+             */
+            clientError: number;
+            /**
+             * @description Answers 429 (rate limited or banned)
+             * @example 0
+             */
+            rateLimited: number;
+            /**
+             * @description Answers 5xx
+             * @example 0
+             */
+            serverError: number;
+        };
+        /** @description One key's answers. */
+        KeyUsage: {
+            /**
+             * Format: int64
+             * @description The key's id
+             * @example 12
+             */
+            id: number;
+            counts: components["schemas"]["UsageCounts"];
+        };
+        /** @description The account's answers on one UTC day. */
+        DayUsage: {
+            /**
+             * Format: date
+             * @description The UTC day
+             * @example 2026-12-07
+             */
+            day: string;
+            /** @description Every key of the account together */
+            total: components["schemas"]["UsageCounts"];
+            /** @description Each key answered that day, by id */
+            keys: components["schemas"]["KeyUsage"][];
+        };
+        /** @description The caller's account's answers per UTC day, per key and by outcome. Counts are written in batches, so the last few seconds may not show yet. */
+        Usage: {
+            account: components["schemas"]["UsageAccount"];
+            /**
+             * Format: date
+             * @description The first UTC day covered
+             * @example 2026-12-01
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last UTC day covered
+             * @example 2026-12-07
+             */
+            to: string;
+            /** @description Every day and key together */
+            total: components["schemas"]["UsageCounts"];
+            /** @description Each key of the account answered in the range, by id, over the whole range */
+            keys: components["schemas"]["KeyUsage"][];
+            /** @description Each day with answers, oldest first; days without any are left out */
+            days: components["schemas"]["DayUsage"][];
         };
         /** @enum {string} */
         PetStatus: "available" | "pending" | "sold";
@@ -239,6 +341,144 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RateLimitStatus"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": "Bearer realm=\"animal-store\"";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: send Authorization: Bearer <key>",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before a request would be accepted */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded; retry after the time given in Retry-After",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure; the cause is logged on the server only */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description The last this many UTC days, today included (default 7). Not with `from` or `to`. */
+                days?: number;
+                /** @description The first UTC day of the report; with `to`, at most 366 days */
+                from?: string;
+                /** @description The last UTC day of the report (default today) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's usage */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description `validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "categoryId must be an integer from 1 to 9007199254740991",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { Clock } from '../../config/clock';
 import { ApiKey, hasExpired } from '../domain/api-key';
 import { ApiKeyRepository } from '../domain/api-key.repository';
+import { isNamedBy, KeyChange } from '../domain/key-change';
 import { hashApiKeySecret, hashesMatch, looksLikeApiKeySecret } from '../domain/api-key-secret';
 
 /**
@@ -62,6 +63,12 @@ export class ApiKeyAuthenticator {
     const answer = this.verified.get(hash) ?? (this.refused.has(hash) || !looksLikeApiKeySecret(token) ? undefined : await this.verified.fetch(hash));
     // Checked on every use, so a cached key stops at its expiry or grace end, not up to a cache lifetime later.
     return answer && isActive(answer, this.clock.now()) ? answer.key : null;
+  }
+
+  /** Drops the cached answers a change names, so the key's next request is looked up again (a revocation told through Redis). */
+  forget(change: KeyChange): void {
+    const named = [...this.verified.entries()].filter(([, answer]) => isNamedBy(change, answer.key)).map(([hash]) => hash);
+    for (const hash of named) this.verified.delete(hash);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
-import { checkAccountName, checkJoinsOnSamePlan } from '../domain/account';
+import { Account, checkAccountName, checkJoinsOnSamePlan } from '../domain/account';
 import { ApiKey, checkKeyName, checkPlan, checkPlanLimits } from '../domain/api-key';
 import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeyRepository } from '../domain/api-key.repository';
@@ -74,6 +74,15 @@ export class ApiKeysService {
 
   list(): Promise<ApiKey[]> {
     return this.keys.list();
+  }
+
+  /** One key, revoked or not. */
+  get(id: number): Promise<ApiKey> {
+    return this.require(id);
+  }
+
+  findAccount(name: string): Promise<Account | null> {
+    return this.keys.findAccount(name.trim());
   }
 
   async revoke(id: number): Promise<ApiKey> {

@@ -4,7 +4,8 @@ import { ApiKey, hasOwnAccount, MAX_PLAN_LIMIT } from '../domain/api-key';
 import { AccountOnAnotherPlanError, InvalidNameError, InvalidPlanLimitsError, type PlanLimitsProblem } from '../domain/api-key.errors';
 import { parseDuration } from '../domain/duration';
 import { allScopes } from '../domain/scope';
-import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
+import { KeyChange, KeyChangeChannel, NoKeyChangeChannel } from '../domain/key-change';
+import type { UsageQuery, UsageReport, UsageReports } from '../../usage/application/usage-reports';
 
 /** The help text; the scopes are those the service's modules declare. */
 export const usage = (): string => `Usage: npm run keys -- <command>
@@ -14,15 +15,23 @@ export const usage = (): string => `Usage: npm run keys -- <command>
   roll <id> [--grace DURATION] [--json]   new secret; the old one works for the grace (default 24h, 0s: ends now)
   revoke <id>
   set-plan <id> --plan <plan> [--per-minute N --per-day N]   changes the plan of the key's account
+  usage <id> [--days N | --from YYYY-MM-DD [--to YYYY-MM-DD]] [--json]   a key's answers per UTC day by outcome
+  usage --account NAME [--days N | --from ... --to ...] [--json]        an account's, and each of its keys'
+With REDIS_URL set, revoke, roll --grace 0s and set-plan are told to every instance through Redis and
+apply within 1 second; without Redis (or with Redis down) they apply within 5 seconds, as each instance's
+cache lapses. Each command says which applied.
 An account's keys share its plan and one quota: --account creates the account or joins it
 (with its very plan); without it a key gets an account of its own.
 --per-minute and --per-day are for enterprise keys, which need both.
 --scopes names what the key may do, of ${allScopes().join(', ')}; without it the key may do all.
 A key keeps its scopes when rolled.
-With --json, list prints one JSON array; create and roll print one object with id and key.
+With --json, list prints one JSON array; create and roll print one object with id and key; usage one report.
 A DURATION is a whole number with s, m, h or d: 30s, 15m, 12h, 90d.`;
 
 const DEFAULT_GRACE_MS = 24 * 3_600_000;
+
+/** What the specification promises when no instance is told of a change; each instance's KEY_CACHE_TTL_MS stays below it. */
+const CACHE_BOUND_SECONDS = 5;
 
 /** Wrong use of the command line itself: one line, exit code 2. */
 export class UsageError extends Error {}
@@ -83,16 +92,26 @@ function toId(value: string | undefined): number {
   return Number(value);
 }
 
+/** What some commands need besides the keys: usage reports, and the channel that tells instances of a change. */
+export interface KeysCliServices {
+  readonly usage?: UsageReports;
+  readonly changes?: KeyChangeChannel;
+}
+
 /** Runs one command of the key command line against the service's own modules. */
-export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliOutput): Promise<void> {
+export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliOutput, services: KeysCliServices = {}): Promise<void> {
   try {
-    await runCommand(argv, keys, out);
+    await runCommand(argv, keys, out, services);
   } catch (error) {
     throw inCommandLineTerms(error);
   }
 }
 
-async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput): Promise<void> {
+async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput, services: KeysCliServices): Promise<void> {
+  const changes = services.changes ?? new NoKeyChangeChannel();
+  /** Tells the instances, and says within what time the change holds on every one. */
+  const applyWithin = async (change: KeyChange) =>
+    (await changes.publish(change)) ? 'within 1 second (told through Redis)' : `within ${CACHE_BOUND_SECONDS} seconds, as each one's cache lapses (not told through Redis)`;
   let parsed;
   try {
     parsed = parseArgs({
@@ -107,6 +126,9 @@ async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput):
         'expires-in': { type: 'string' },
         scopes: { type: 'string' },
         grace: { type: 'string' },
+        days: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
         json: { type: 'boolean' },
       },
     });
@@ -139,7 +161,7 @@ async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput):
       if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
       const old = previousUntil
         ? `the old key works until ${iso(previousUntil)}`
-        : `every instance refuses the old key within ${KEY_CACHE_TTL_MS / 1000} seconds`;
+        : `every instance refuses the old key ${await applyWithin({ keyId: key.id })}`;
       out.line(`Rolled API key ${key.id} (${describeKey(key, keys)}); ${old}.`);
       return showSecretOnce(secret, out);
     }
@@ -153,7 +175,7 @@ async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput):
     case 'revoke': {
       expectArguments(1);
       const key = await keys.revoke(toId(rest[0]));
-      out.line(`Revoked API key ${key.id}; every instance refuses it within ${KEY_CACHE_TTL_MS / 1000} seconds.`);
+      out.line(`Revoked API key ${key.id}; every instance refuses it ${await applyWithin({ keyId: key.id })}.`);
       return;
     }
     case 'set-plan': {
@@ -162,8 +184,27 @@ async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput):
       if (!values.plan) throw new UsageError('set-plan needs --plan');
       const key = await keys.setPlan(id, { plan: values.plan, ...limits });
       const everyKey = hasOwnAccount(key) ? '' : ' to every key of the account';
-      out.line(`API key ${key.id} is now ${describeKey(key, keys)}; the change applies within ${KEY_CACHE_TTL_MS / 1000} seconds${everyKey}.`);
+      out.line(`API key ${key.id} is now ${describeKey(key, keys)}; the change applies${everyKey} ${await applyWithin({ accountId: key.account.id })}.`);
       return;
+    }
+    case 'usage': {
+      if (!services.usage) throw new Error('usage needs the usage reports');
+      const query = toUsageQuery(values);
+      if (values.account !== undefined) {
+        expectArguments(0);
+        const account = await keys.findAccount(values.account);
+        if (!account) throw new RefusedError(`no account named "${values.account.trim()}"`);
+        const report = await services.usage.forAccount(account.id, query);
+        if (values.json) return out.line(JSON.stringify({ account: { id: account.id, name: account.name }, ...reportJson(report) }));
+        out.line(`Usage of account "${account.name}" (id ${account.id}), UTC days ${report.from} to ${report.to}:`);
+        return formatUsage(report, true).forEach((row) => out.line(row));
+      }
+      expectArguments(1);
+      const key = await keys.get(toId(rest[0]));
+      const report = await services.usage.forKey(key.id, query);
+      if (values.json) return out.line(JSON.stringify({ key: { id: key.id, name: key.name }, account: { id: key.account.id, name: key.account.name }, ...reportJson(report) }));
+      out.line(`Usage of API key ${key.id} (account "${key.account.name}"), UTC days ${report.from} to ${report.to}:`);
+      return formatUsage(report, false).forEach((row) => out.line(row));
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'a command is required');
@@ -224,4 +265,39 @@ function orDash(date: Date | null): string {
 
 function iso(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function toUsageQuery(values: { days?: string; from?: string; to?: string }): UsageQuery {
+  const days = values.days === undefined ? undefined : /^\d{1,4}$/.test(values.days) ? Number(values.days) : NaN;
+  if (Number.isNaN(days)) throw new UsageError(`--days must be a whole number of days, not "${values.days}"`);
+  for (const flag of ['from', 'to'] as const) {
+    const day = values[flag];
+    if (day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new UsageError(`--${flag} must be a date YYYY-MM-DD, not "${day}"`);
+  }
+  return { days, from: values.from, to: values.to };
+}
+
+/** The report as `GET /v1/usage` words it, keys by id. */
+function reportJson({ from, to, total, keys, days }: UsageReport) {
+  const byId = (list: UsageReport['keys']) => list.map(({ keyId, counts }) => ({ id: keyId, counts }));
+  return { from, to, total, keys: byId(keys), days: days.map((day) => ({ day: day.day, total: day.total, keys: byId(day.keys) })) };
+}
+
+const OUTCOME_HEADINGS = ['2XX', '304', '4XX', '429', '5XX'];
+
+/** One row per day (and key, for an account), then each key's total and the grand total. */
+function formatUsage(report: UsageReport, perKey: boolean): string[] {
+  if (!report.days.length) return ['No answers in that range.'];
+  const cells = ({ success, notModified, clientError, rateLimited, serverError }: UsageReport['total']) =>
+    [success, notModified, clientError, rateLimited, serverError].map(String);
+  const rows = [
+    [perKey ? ['DAY', 'KEY'] : ['DAY'], OUTCOME_HEADINGS].flat(),
+    ...report.days.flatMap((day) =>
+      perKey ? day.keys.map(({ keyId, counts }) => [day.day, String(keyId), ...cells(counts)]) : [[day.day, ...cells(day.total)]],
+    ),
+    ...(perKey ? report.keys.map(({ keyId, counts }) => ['TOTAL', String(keyId), ...cells(counts)]) : []),
+    [...(perKey ? ['TOTAL', 'ALL'] : ['TOTAL']), ...cells(report.total)],
+  ];
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
 }

@@ -14,6 +14,7 @@ import { CallerLookup } from '../../http/caller-lookup';
 import { CONDITIONAL_GET } from '../../http/conditional-get';
 import { requestState } from '../../http/request-context';
 import { OpsMetrics } from '../../ops/metrics';
+import { BanLog } from '../application/ban-log';
 import { planWindowsOf, RateLimiter } from '../application/rate-limiter';
 import type { RateLimitDecision, WindowSpec } from '../domain/rate-limit-store';
 import { ApiKeyBannedError, RateLimitedError, RateLimitRejection } from '../domain/rate-limit.errors';
@@ -62,6 +63,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     private readonly callers: CallerLookup,
     private readonly deferred: DeferredCharges,
     private readonly metrics: OpsMetrics,
+    private readonly bans: BanLog,
   ) {
     super(options, limiter, reflector);
   }
@@ -98,6 +100,8 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
   private async charge(context: ExecutionContext, tracker: string, windows: readonly WindowSpec[], banSubject: string | undefined): Promise<void> {
     const decision = await this.limiter.consume(tracker, windows, banSubject);
     writeRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), decision);
+    const caller = requestState(context.switchToHttp().getRequest<FastifyRequest>()).caller;
+    if (decision.banned && banSubject && caller?.kind === 'key') this.bans.note(caller, banSubject, decision);
     if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(tracker, windows, decision));
   }
 
