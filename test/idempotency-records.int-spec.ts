@@ -13,7 +13,7 @@ const DAY_MS = 86_400_000;
 const FINGERPRINT = 'f'.repeat(64);
 const OUTCOME = { status: 201, body: '{"id":1}' };
 
-const claimOf = (key: string, token = `token-${key}`): IdempotencyClaim => ({ scope: { apiKeyId: 1, key }, token });
+const claimOf = (key: string, token = `token-${key}`): IdempotencyClaim => ({ scope: { apiKeyId: 1, key }, token, operation: 'POST /v1/pets' });
 
 function recordStoreOn(store: TestStore, dataSource: DataSource, unitOfWork: TypeOrmUnitOfWork): IdempotencyRecordStore {
   return store === 'mysql' ? new MysqlIdempotencyRecordStore(unitOfWork) : new SqliteIdempotencyRecordStore(dataSource, unitOfWork);

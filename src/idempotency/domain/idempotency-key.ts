@@ -5,12 +5,21 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
-/** The header's value as the key it names: 1 to 255 printable ASCII characters, or a 400 naming the header. */
+/** A structured-field String (RFC 8941 3.3.3): printable ASCII in double quotes, `\\` and `\"` escaped. */
+const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
+
+/**
+ * The header's value as the key it names: 1 to 255 printable ASCII characters,
+ * sent as they are or as a structured-field String (the IETF draft's form:
+ * `"abc"` is the key `abc`); otherwise a 400 naming the header.
+ */
 export function parseIdempotencyKey(value: string): string {
-  if (!PRINTABLE_ASCII.test(value)) {
-    throw new InvalidInputError(`${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters`);
+  const quoted = SF_STRING.exec(value);
+  const key = quoted ? quoted[1].replace(/\\(["\\])/g, '$1') : value;
+  if (!PRINTABLE_ASCII.test(key)) {
+    throw new InvalidInputError(`${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters, or a structured-field string of them`);
   }
-  return value;
+  return key;
 }
 
 /**
