@@ -130,7 +130,7 @@ describeOnStore('keys command line', () => {
       plan: 'pro',
       perMinute: 300,
       perDay: 10000,
-      scopes: ['pets:read', 'pets:write'],
+      scopes: ['*'],
       createdAt: isoDate,
       expiresAt: isoDate,
       revokedAt: null,
@@ -169,7 +169,7 @@ describeOnStore('keys command line', () => {
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'keys: --scopes takes pets:read, pets:write (comma-separated), not "pets:delete" (see npm run keys -- --help)\n',
+      stderr: 'keys: --scopes takes pets:read, pets:write, orders:read, orders:write (comma-separated), not "pets:delete" (see npm run keys -- --help)\n',
     });
     await expect(cli('create', '--plan', 'pro', '--scopes', '')).rejects.toThrow(UsageError);
     expect(await testApp.app.get(ApiKeysService).list()).toHaveLength(before);
