@@ -46,8 +46,8 @@ export class EntityTagInterceptor implements NestInterceptor {
 
 /**
  * The route answers one resource, whose `ETag` is the tag of the resource
- * alone: the same from its create, its get and its change. Put it above
- * @Idempotent(), so that a replayed answer is tagged as well.
+ * alone: the same from its create, its get and its change. Put it below
+ * @Idempotent(): the decorator applied first wraps the other, so a replayed answer is tagged as well.
  */
 export const TaggedEntity = (): MethodDecorator =>
   applyDecorators(UseInterceptors(EntityTagInterceptor), DocumentRoute('tagged-entity', { successHeaders: { ETag: { $ref: '#/components/headers/ETag' } } }));

@@ -86,8 +86,8 @@ export class PetsController {
       'retried until it gets a 201, a create stores exactly one pet.',
   })
   @RequireScope(PETS_WRITE)
-  @TaggedEntity()
   @Idempotent()
+  @TaggedEntity()
   @ApiStandardResponses({ success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto, headers: LOCATION_HEADERS } })
   async createPet(
     @Body() body: CreatePetDto,
