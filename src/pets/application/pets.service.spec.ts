@@ -177,6 +177,19 @@ describe('PetsService', () => {
       expect(store.reads).toEqual(['latest', 'may-lag']);
     });
 
+    it('shows a caller its own change and removal at once, as its create', async () => {
+      const rex = await create({ name: 'Rex', categoryId: 1 });
+      const tom = await create({ name: 'Tom', categoryId: 1, status: 'sold' });
+      await service.update(rex.id, { name: 'Max' }, { writer: 7 });
+      await service.get(rex.id, 7);
+      await service.inventory(7);
+      await service.remove(tom.id, { writer: 8 });
+      await service.list({ limit: 5 }, 8);
+      await service.list({ limit: 5 }, 9);
+      // The changes read the latest themselves; then the writers' reads do, and another caller's may lag.
+      expect(store.reads).toEqual(['latest', 'latest', 'latest', 'latest', 'latest', 'may-lag']);
+    });
+
     it('counts only creates that succeeded', async () => {
       jest.spyOn(store, 'create').mockRejectedValueOnce(new Error('store down'));
       await expect(service.create({ name: 'Rex', categoryId: 1 }, 7)).rejects.toThrow('store down');
