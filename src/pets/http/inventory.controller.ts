@@ -22,7 +22,7 @@ class InventoryResponseDto implements Record<PetStatus, number> {
   sold: number;
 }
 
-@ApiTags('store')
+@ApiTags('pets')
 @ApiBearerAuth()
 @Controller({ path: 'store', version: '1' })
 export class InventoryController {
