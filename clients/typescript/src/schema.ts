@@ -565,7 +565,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry; scoped to the API key. 1 to 255 printable ASCII characters, e.g. a UUID. */
+                /** @description Makes the create safe to retry; scoped to the API key and kept for this operation alone. 1 to 255 printable ASCII characters, e.g. a UUID, as they are or as a structured-field string (`"abc"` is the key `abc`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -726,7 +726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with a different body */
+            /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with a different body, or for another operation */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
