@@ -9,6 +9,8 @@ import { ErrorsModule } from './errors/errors.module';
 import { HttpModule } from './http/http.module';
 import { OpsModule } from './ops/ops.module';
 import { PetsModule } from './pets/pets.module';
+// Declared ahead of the orders module, which guards its operations with them, so keys can be made with them now.
+import './orders/http/order-scopes';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
 import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';

@@ -160,8 +160,9 @@ function requestArbitrary(apiKey: string): fc.Arbitrary<GeneratedRequest> {
         refused: payload.refused,
       }),
     );
+  // Methods no route has there: a PATCH or DELETE of one pet is an operation, which would change what the last check counts.
   const other = fc
-    .record({ caller: callerArbitrary(apiKey), method: fc.constantFrom('PUT' as const, 'PATCH' as const, 'DELETE' as const), path: fc.constantFrom('/v1/pets', '/v1/pets/1', '/pets', '/v2/pets') })
+    .record({ caller: callerArbitrary(apiKey), method: fc.constantFrom('PUT' as const, 'PATCH' as const, 'DELETE' as const), path: fc.constantFrom('/v1/pets', '/pets', '/v2/pets') })
     .map(({ caller, method, path }): GeneratedRequest => ({ method, url: path, headers: headers(caller, null), caller: caller.kind }));
   return fc.oneof({ weight: 3, arbitrary: list }, { weight: 2, arbitrary: get }, { weight: 4, arbitrary: create }, { weight: 1, arbitrary: other });
 }

@@ -130,7 +130,7 @@ describeOnStore('keys command line', () => {
       plan: 'pro',
       perMinute: 300,
       perDay: 10000,
-      scopes: ['pets:read', 'pets:write'],
+      scopes: ['*'],
       createdAt: isoDate,
       expiresAt: isoDate,
       revokedAt: null,
@@ -169,10 +169,14 @@ describeOnStore('keys command line', () => {
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'keys: --scopes takes pets:read, pets:write (comma-separated), not "pets:delete" (see npm run keys -- --help)\n',
+      stderr: 'keys: --scopes takes pets:read, pets:write, orders:read, orders:write (comma-separated), not "pets:delete" (see npm run keys -- --help)\n',
     });
     await expect(cli('create', '--plan', 'pro', '--scopes', '')).rejects.toThrow(UsageError);
     expect(await testApp.app.get(ApiKeysService).list()).toHaveLength(before);
+    // The orders' scopes are known before the orders module binds them.
+    await cli('create', '--plan', 'pro', '--scopes', 'orders:read,orders:write', '--json');
+    const { id } = JSON.parse(lines[0]) as { id: number };
+    await expect(testApp.app.get(ApiKeysService).list()).resolves.toContainEqual(expect.objectContaining({ id, scopes: ['orders:read', 'orders:write'] }));
   });
 
   it('refuses a bad flag value with one line and exit 2, whatever the output format', async () => {
@@ -214,7 +218,7 @@ describeOnStore('keys command line', () => {
       'business',
       '1000',
       '100000',
-      'pets:read,pets:write',
+      '*',
       expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
       '-',
       '-',

@@ -4,6 +4,7 @@ import { Clock } from '../src/config/clock';
 import { serializeOpenApiDocument } from '../src/docs/api-docs';
 import { IdempotencyKeyInUseError } from '../src/idempotency/domain/idempotency.errors';
 import { IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
+import { PetHolds } from '../src/pets/domain/pet-holds';
 import { RequestDrain } from '../src/ops/request-drain';
 import { RateLimitDecision, RateLimitStore } from '../src/rate-limit/domain/rate-limit-store';
 import { MemoryRateLimitStore } from '../src/rate-limit/infrastructure/memory-rate-limit.store';
@@ -23,6 +24,9 @@ async function callEveryOperation(client: ApiClient): Promise<Array<[string, Api
     ['listPets', await client.get('/v1/pets')],
     ['createPet', await client.post('/v1/pets', { name: 'Rex', categoryId: 1 })],
     ['getPet', await client.get('/v1/pets/1')],
+    ['updatePet', await client.request({ method: 'PATCH', url: '/v1/pets/1', payload: { name: 'Max' } })],
+    ['deletePet', await client.request({ method: 'DELETE', url: '/v1/pets/2' })],
+    ['getInventory', await client.get('/v1/store/inventory')],
     ['getRateLimit', await client.get('/v1/rate_limit')],
     ['getUsage', await client.get('/v1/usage')],
   ];
@@ -131,6 +135,52 @@ describeOnStore('the API document', () => {
       contract.expectResponse('createPet', inUse);
     });
 
+    it('updatePet 200, 400, 404, 409, 412, 413 and 415', async () => {
+      const url = `/v1/pets/${first.id}`;
+      const patch = (payload: unknown, headers: Record<string, string> = {}) => api.request({ method: 'PATCH', url, payload, headers });
+      const changed = await patch({ name: 'Max' });
+      expect(changed.status).toBe(200);
+      contract.expectResponse('updatePet', changed);
+      const responses: Array<[number, string, ApiResponse]> = [
+        [400, 'validation_failed', await patch({ name: null })],
+        [400, 'validation_failed', await api.request({ method: 'PATCH', url: '/v1/pets/abc', payload: { name: 'Max' } })],
+        [404, 'not_found', await api.request({ method: 'PATCH', url: '/v1/pets/9007199254740991', payload: { name: 'Max' } })],
+        [412, 'precondition_failed', await patch({ name: 'Tom' }, { 'if-match': '"AAAAAAAAAAAAAAAAAAAAAA"' })],
+        [413, 'payload_too_large', await patch({ name: 'x'.repeat(17_000) })],
+        [415, 'unsupported_media_type', await patch('name=Max', { 'content-type': 'application/x-www-form-urlencoded' })],
+      ];
+      const sold = await api.post<PetBody>('/v1/pets', { name: 'Sold', categoryId: 1, status: 'sold' });
+      responses.push([409, 'invalid_transition', await api.request({ method: 'PATCH', url: `/v1/pets/${sold.body.id}`, payload: { status: 'available' } })]);
+      for (const [status, code, response] of responses) {
+        expectErrorBody(response, status, code);
+        contract.expectResponse('updatePet', response);
+      }
+    });
+
+    it('deletePet 204, 400, 404, 409 and 412; getInventory 200', async () => {
+      const pet = await api.post<PetBody>('/v1/pets', { name: 'Gone', categoryId: 1 });
+      const url = `/v1/pets/${pet.body.id}`;
+      jest.spyOn(testApp.app.get(PetHolds), 'isHeld').mockResolvedValueOnce(true);
+      const responses: Array<[number, string, ApiResponse]> = [
+        [409, 'pet_reserved', await api.request({ method: 'DELETE', url })],
+        [412, 'precondition_failed', await api.request({ method: 'DELETE', url, headers: { 'if-match': '"AAAAAAAAAAAAAAAAAAAAAA"' } })],
+        [400, 'validation_failed', await api.request({ method: 'DELETE', url: '/v1/pets/0' })],
+      ];
+      for (const [status, code, response] of responses) {
+        expectErrorBody(response, status, code);
+        contract.expectResponse('deletePet', response);
+      }
+      const removed = await api.request({ method: 'DELETE', url });
+      expect(removed.status).toBe(204);
+      contract.expectResponse('deletePet', removed);
+      const missing = await api.request({ method: 'DELETE', url });
+      expectErrorBody(missing, 404, 'not_found');
+      contract.expectResponse('deletePet', missing);
+      const inventory = await api.get('/v1/store/inventory');
+      expect(inventory.status).toBe(200);
+      contract.expectResponse('getInventory', inventory);
+    });
+
     it('listPets 200 with a next link, then without', async () => {
       const page = await api.get('/v1/pets?limit=2');
       expect(page.status).toBe(200);
@@ -226,6 +276,9 @@ describeOnStore('the API document', () => {
         ['listPets', await testApp.anonymous.get('/v1/pets', writeOnly)],
         ['createPet', await testApp.anonymous.post('/v1/pets', { name: 'Rex', categoryId: 1 }, readOnly)],
         ['getPet', await testApp.anonymous.get('/v1/pets/1', writeOnly)],
+        ['updatePet', await testApp.anonymous.request({ method: 'PATCH', url: '/v1/pets/1', payload: { name: 'Max' }, headers: readOnly })],
+        ['deletePet', await testApp.anonymous.request({ method: 'DELETE', url: '/v1/pets/1', headers: readOnly })],
+        ['getInventory', await testApp.anonymous.get('/v1/store/inventory', writeOnly)],
       ];
       for (const [operationId, response] of responses) {
         expectErrorBody(response, 403, 'insufficient_scope');
@@ -280,6 +333,9 @@ describeOnStore('the API document', () => {
           ['listPets', { url: '/v1/pets' }],
           ['createPet', { method: 'POST', url: '/v1/pets', payload: { name: 'Rex', categoryId: 1 } }],
           ['getPet', { url: '/v1/pets/1' }],
+          ['updatePet', { method: 'PATCH', url: '/v1/pets/1', payload: { name: 'Max' } }],
+          ['deletePet', { method: 'DELETE', url: '/v1/pets/1' }],
+          ['getInventory', { url: '/v1/store/inventory' }],
         ];
         for (const [index, [operationId, request]] of ([...calls, ['getRateLimit', { url: '/v1/rate_limit' }], ['getUsage', { url: '/v1/usage' }]] as Array<[string, ApiRequest]>).entries()) {
           // Each from its own address: callers without a key are limited per address.
@@ -339,7 +395,7 @@ describeOnStore('the API document', () => {
       ['a 401 without WWW-Authenticate', 'listPets', response(401, { code: 'unauthorized', message: 'x', status: 401 }), /header WWW-Authenticate is required/],
       ['a 429 without Retry-After', 'createPet', response(429, { code: 'rate_limited', message: 'x', status: 429 }), /header Retry-After is required/],
       ['an undocumented status', 'listPets', response(404, { code: 'not_found', message: 'x', status: 404 }), /does not document status 404/],
-      ['an operation not in the document', 'deletePet', response(204, undefined), /not in the document/],
+      ['an operation not in the document', 'adoptPet', response(204, undefined), /not in the document/],
     ])('refuses %s', (_case, operationId, sent, problem) => {
       expect(contract.problems(operationId, sent).join('\n')).toMatch(problem);
     });

@@ -240,7 +240,8 @@ describeOnStore('pets API', () => {
       ['GET', '/store/orders'],
       ['GET', '/pets'],
       ['GET', '/v2/pets'],
-      ['DELETE', '/v1/pets/1'],
+      ['DELETE', '/v1/pets'],
+      ['POST', '/v1/pets/1'],
       ['PUT', '/v1/pets/1'],
       ['GET', '/'],
     ] as const)('%s %s answers 404 with the Error body', async (method, url) => {

@@ -256,8 +256,9 @@ export const beforeRoute =
  */
 export function tagJson(request: FastifyRequest, reply: FastifyReply, body: unknown): string | undefined {
   const json = JSON.stringify(body);
+  // Only a next page's link is part of what the client holds; a successor link is not.
   const link = String(reply.getHeader('link') ?? '');
-  const tag = `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
+  const tag = tagOf(json, link.includes('rel="next"') ? link : '');
   reply.header('etag', tag);
   if (request.headers['if-none-match'] === tag) {
     reply.code(304);
@@ -374,9 +375,12 @@ export const storeNewPet =
     return { replayed: once.body };
   };
 
-/** A create's 201: the pet stored now, or the stored answer marked as replayed. */
-export function answerStored(reply: FastifyReply, stored: Stored): { readonly body: Row | string } {
-  reply.code(201);
+const tagOf = (json: string, link: string) => `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
+
+/** A create's 201, with the pet's tag and Location: the pet stored now, or the stored answer marked as replayed. */
+export function answerStored(request: FastifyRequest, reply: FastifyReply, stored: Stored): { readonly body: Row | string } {
+  const json = 'pet' in stored ? JSON.stringify(stored.pet) : stored.replayed;
+  reply.code(201).header('etag', tagOf(json, '')).header('location', `${origin(request)}/v1/pets/${(JSON.parse(json) as Row).id}`);
   if ('pet' in stored) return { body: stored.pet };
   reply.header('idempotent-replayed', 'true').type('application/json; charset=utf-8');
   return { body: stored.replayed };
@@ -387,7 +391,7 @@ export const storePet = (store: Store) => {
   const storeChecked = storeNewPet(store);
   return async (request: FastifyRequest, reply: FastifyReply, pet: NewPet): Promise<FastifyReply> => {
     const stored = await storeChecked(request, pet);
-    return stored instanceof Refusal ? fail(reply, stored) : reply.send(answerStored(reply, stored).body);
+    return stored instanceof Refusal ? fail(reply, stored) : reply.send(answerStored(request, reply, stored).body);
   };
 };
 

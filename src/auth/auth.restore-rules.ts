@@ -3,7 +3,7 @@ import { checkAccountName } from './domain/account';
 import { checkKeyName, checkPlan, checkPlanLimits } from './domain/api-key';
 import { InvalidApiKeyRequestError } from './domain/api-key.errors';
 import { isApiKeyHash } from './domain/api-key-secret';
-import { checkScopes } from './domain/scope';
+import { checkHeldScopes } from './domain/scope';
 
 /** The message of the first of the domain's checks that refuses, as the keys command would say it. */
 function firstRefusal(...checks: Array<() => unknown>): string | undefined {
@@ -58,7 +58,7 @@ export const API_KEYS_RESTORE_RULES: TableRestoreRules = {
     let name = row.name;
     const refused = firstRefusal(
       () => (name = checkKeyName(text(row.name))),
-      () => checkScopes(typeof row.scopes === 'string' ? row.scopes.split(' ') : []),
+      () => checkHeldScopes(typeof row.scopes === 'string' ? row.scopes.split(' ') : []),
     );
     if (refused) return refused;
     if (name !== row.name) return "a key's name has no white space around it";

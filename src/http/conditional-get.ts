@@ -10,9 +10,9 @@ import { DocumentRoute } from './route-docs';
 export const CONDITIONAL_GET = 'animal-store:conditional-get';
 
 /**
- * The entity tag of a JSON answer: a digest of its body and of its `Link`
- * header (a page's next link is part of what the client holds), so it
- * changes exactly when either does.
+ * The entity tag of a JSON answer: a digest of its body and of its next
+ * page's `Link` (part of what the client holds), so it changes exactly when
+ * either does.
  */
 export function entityTagOf(json: string, link: string): string {
   // 22 base64url characters: the digest's first 132 bits, plenty to tell representations apart.
@@ -66,7 +66,9 @@ interface Representation {
 function representationOf(request: FastifyRequest, reply: FastifyReply, body: unknown): Representation {
   const json = JSON.stringify(body);
   const link = reply.getHeader('Link');
-  const tag = entityTagOf(json, Array.isArray(link) ? link.join(', ') : String(link ?? ''));
+  // Only the next page's link: a deprecated route's successor link says nothing of the resource, whose tag is its body alone.
+  const next = (Array.isArray(link) ? link : [String(link ?? '')]).filter((value) => /rel="next"/.test(value));
+  const tag = entityTagOf(json, next.join(', '));
   return { json, tag, notModified: noneMatchHolds(request.headers['if-none-match'], tag) };
 }
 

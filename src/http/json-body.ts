@@ -1,3 +1,4 @@
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { DomainError, InvalidInputError } from '../errors/domain-error';
@@ -13,6 +14,22 @@ export class RefusedBody {
   constructor(readonly error: DomainError) {}
 }
 
+/** RFC 7396's media type: a JSON merge patch, which only a route marked @AcceptsMergePatch() takes. */
+export const MERGE_PATCH_JSON = 'application/merge-patch+json';
+
+/** The Fastify route config of a route that takes a merge patch; the body parser reads it. */
+interface MergePatchRouteConfig {
+  readonly mergePatch?: boolean;
+}
+
+/** The route takes a JSON merge patch (RFC 7396) sent as `application/merge-patch+json` as well as `application/json`. */
+export const AcceptsMergePatch = (): MethodDecorator => RouteConfig({ mergePatch: true } satisfies MergePatchRouteConfig);
+
+function refusesMergePatch(request: FastifyRequest): boolean {
+  const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  return type === MERGE_PATCH_JSON && (request.routeOptions.config as MergePatchRouteConfig).mergePatch !== true;
+}
+
 /**
  * Bodies are JSON or nothing. Fastify's text/plain parser is removed; any
  * other content type becomes a RefusedBody answered 415. The JSON is read
@@ -24,7 +41,8 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
   const bodyLimit = fastify.initialConfig.bodyLimit ?? 1_048_576;
   const parseJson = jsonParser(fastify);
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', (request, payload, done) => {
+  fastify.addContentTypeParser(['application/json', MERGE_PATCH_JSON], (request, payload, done) => {
+    if (refusesMergePatch(request)) return done(null, new RefusedBody(new UnsupportedMediaTypeError()));
     readBytes(payload, request.headers['content-length'], bodyLimit).then(
       (bytes) => {
         if (bytes === undefined) return done(null, new RefusedBody(new PayloadTooLargeError()));

@@ -37,6 +37,7 @@ export const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Reset',
   'Retry-After',
   'Link',
+  'Location',
   'ETag',
   'Deprecation',
   'Sunset',
@@ -48,9 +49,9 @@ export function corsOptionsFor(origins: readonly string[]): CorsOptions | undefi
   if (origins.length === 0) return undefined;
   return {
     origin: [...origins],
-    methods: ['GET', 'POST'],
-    // If-None-Match: a script that keeps a page asks for it again conditionally.
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
+    methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+    // If-None-Match: a script that keeps a page asks for it again conditionally; If-Match: it changes only the version it read.
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match', 'If-Match'],
     exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: 600,
   };

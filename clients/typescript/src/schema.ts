@@ -83,6 +83,34 @@ export interface paths {
         get: operations["getPet"];
         put?: never;
         post?: never;
+        /**
+         * Remove a pet
+         * @description The pet is gone from every page and from the inventory, and its id is never given to another pet. A pet held by a placed order cannot be removed.
+         */
+        delete: operations["deletePet"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a pet
+         * @description A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`, each with the rules of a create; at least one, never `null`. A status moves from `available` to `pending` or `sold`, from `pending` to `available` or `sold`; `sold` is final, and the same status changes nothing. A pet held by a placed order keeps its status (its name and category may change). With `If-Match`, only the version it names is changed.
+         */
+        patch: operations["updatePet"];
+        trace?: never;
+    };
+    "/store/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count pets by status
+         * @description Every status is present, 0 when no pet has it.
+         */
+        get: operations["getInventory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -151,7 +179,7 @@ export interface components {
          * @description Machine-readable error code
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "insufficient_scope" | "not_found" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "insufficient_scope" | "not_found" | "idempotency_key_in_use" | "invalid_transition" | "pet_reserved" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
         /** @description The body of every error response: exactly these three fields. */
         Error: {
             /** @description Machine-readable error code */
@@ -292,6 +320,31 @@ export interface components {
              */
             status?: components["schemas"]["PetStatus"];
         };
+        /** @description The fields to change, at least one; an absent field keeps its value. `null` is refused: every field of a Pet is required. */
+        PetPatch: {
+            /**
+             * @description The animal's name: 1 to 255 characters (code points), not only white space, without control characters (Unicode Cc) or bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069); stored and returned exactly as sent
+             * @example Rex
+             */
+            name?: string;
+            /**
+             * Format: int64
+             * @description Identifier of the category the animal belongs to
+             * @example 3
+             */
+            categoryId?: number;
+            /** @description Availability status: `available` to `pending` or `sold`, `pending` to `available` or `sold`; `sold` is final */
+            status?: components["schemas"]["PetStatus"];
+        };
+        /** @description How many pets the store has of each status; removed pets are not counted. */
+        Inventory: {
+            /** @example 12 */
+            available: number;
+            /** @example 2 */
+            pending: number;
+            /** @example 40 */
+            sold: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -313,7 +366,7 @@ export interface components {
          * @example "minute";r=59;t=60, "day";r=999;t=86400, "answers";r=599;t=60
          */
         RateLimit: string;
-        /** @description RFC 9110: the tag of this representation (the body and its `Link`); send it back in `If-None-Match` to be answered 304 while it is current */
+        /** @description RFC 9110: the tag of this representation (the body, and a page's next `Link`); one pet has one tag, from its create, get and change alike. Send it back in `If-None-Match` to be answered 304 while it is current, or in `If-Match` to change only that version */
         ETag: string;
     };
     pathItems: never;
@@ -752,7 +805,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry; scoped to the API key. 1 to 255 printable ASCII characters, e.g. a UUID. */
+                /** @description Makes the create safe to retry; scoped to the API key and kept for this operation alone. 1 to 255 printable ASCII characters, e.g. a UUID, as they are or as a structured-field string (`"abc"` is the key `abc`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -767,8 +820,11 @@ export interface operations {
             /** @description The pet as stored, with its id */
             201: {
                 headers: {
+                    /** @description The new pet's address, `…/v1/pets/{id}` */
+                    Location: string;
                     /** @description Present, `true`, when this is the stored answer to an earlier request with the same `Idempotency-Key` and body */
                     "Idempotent-Replayed"?: "true";
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -889,7 +945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: the body is not sent as `application/json` */
+            /** @description `unsupported_media_type`: the body is not sent as `application/json` (or, for a change, `application/merge-patch+json`) */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -910,7 +966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with a different body */
+            /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with a different body, or for another operation */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -924,7 +980,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "idempotency_key_reused",
-                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "message": "This Idempotency-Key was already used with a different request body or operation",
                      *       "status": 422
                      *     }
                      */
@@ -1200,6 +1256,631 @@ export interface operations {
                     Sunset: "Thu, 05 Dec 2030 00:00:00 GMT";
                     /** @description RFC 8288: the operation that replaces this one, `GET /pets` */
                     Link: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the version the change was made from (or a list of them, or `*`): if the resource has changed since, the answer is 412 and nothing changes. Without it, the last write wins */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The id of the pet */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "categoryId must be an integer from 1 to 9007199254740991",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": "Bearer realm=\"animal-store\"";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: send Authorization: Bearer <key>",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`) */
+            403: {
+                headers: {
+                    /** @description RFC 6750: the error and the scope the operation needs */
+                    "WWW-Authenticate": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:write, which this operation needs",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no pet with that id */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Resource not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `pet_reserved`: a placed order holds the pet */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "pet_reserved",
+                     *       "message": "A placed order holds this pet",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` names no current version of the resource; get it again and redo the change */
+            412: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "precondition_failed",
+                     *       "message": "The resource has changed since the version named in If-Match",
+                     *       "status": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before a request would be accepted */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded; retry after the time given in Retry-After",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure; the cause is logged on the server only */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the version the change was made from (or a list of them, or `*`): if the resource has changed since, the answer is 412 and nothing changes. Without it, the last write wins */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The id of the pet */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["PetPatch"];
+                "application/json": components["schemas"]["PetPatch"];
+            };
+        };
+        responses: {
+            /** @description The pet as it is now */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pet"];
+                };
+            };
+            /** @description `validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "categoryId must be an integer from 1 to 9007199254740991",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": "Bearer realm=\"animal-store\"";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: send Authorization: Bearer <key>",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`) */
+            403: {
+                headers: {
+                    /** @description RFC 6750: the error and the scope the operation needs */
+                    "WWW-Authenticate": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:write, which this operation needs",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no pet with that id */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Resource not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_transition`: the status cannot move that way (`sold` is final); or `pet_reserved`: a placed order holds the pet, whose status is the order's */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_transition",
+                     *       "message": "The status cannot move this way",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` names no current version of the resource; get it again and redo the change */
+            412: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "precondition_failed",
+                     *       "message": "The resource has changed since the version named in If-Match",
+                     *       "status": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the configured limit (16 KiB by default) */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "Request body is too large",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not sent as `application/json` (or, for a change, `application/merge-patch+json`) */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "Content-Type must be application/json",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before a request would be accepted */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded; retry after the time given in Retry-After",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure; the cause is logged on the server only */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count of each status */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inventory"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": "Bearer realm=\"animal-store\"";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: send Authorization: Bearer <key>",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`) */
+            403: {
+                headers: {
+                    /** @description RFC 6750: the error and the scope the operation needs */
+                    "WWW-Authenticate": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:read, which this operation needs",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before a request would be accepted */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded; retry after the time given in Retry-After",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure; the cause is logged on the server only */
+            500: {
+                headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];

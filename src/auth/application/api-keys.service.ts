@@ -7,7 +7,7 @@ import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequest
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
 import { Plan, PlanLimits } from '../domain/plan';
-import { allScopes, checkScopes } from '../domain/scope';
+import { checkScopes, EVERY_SCOPE } from '../domain/scope';
 import { PlanTable } from './plan-table';
 
 export interface CreateApiKeyInput {
@@ -19,7 +19,7 @@ export interface CreateApiKeyInput {
   perDay?: number;
   /** How long the key works, from now; absent: until revoked. */
   expiresInMs?: number;
-  /** What the key may do; absent: every scope. */
+  /** What the key may do; absent: every scope, those added later included. */
   scopes?: readonly string[];
 }
 
@@ -42,7 +42,7 @@ export class ApiKeysService {
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
     const plan = checkPlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);
-    const scopes = input.scopes === undefined ? allScopes() : checkScopes(input.scopes);
+    const scopes = input.scopes === undefined ? [EVERY_SCOPE] : checkScopes(input.scopes);
     const name = checkKeyName(input.name ?? '');
     const secret = this.newSecret();
     const now = this.clock.now();

@@ -3,7 +3,7 @@ import { ApiKeysService } from '../application/api-keys.service';
 import { ApiKey, hasOwnAccount, MAX_PLAN_LIMIT } from '../domain/api-key';
 import { AccountOnAnotherPlanError, InvalidNameError, InvalidPlanLimitsError, type PlanLimitsProblem } from '../domain/api-key.errors';
 import { parseDuration } from '../domain/duration';
-import { allScopes } from '../domain/scope';
+import { allScopes, EVERY_SCOPE } from '../domain/scope';
 import { KeyChange, KeyChangeChannel, NoKeyChangeChannel } from '../domain/key-change';
 import type { UsageQuery, UsageReport, UsageReports } from '../../usage/application/usage-reports';
 
@@ -23,7 +23,8 @@ cache lapses. Each command says which applied.
 An account's keys share its plan and one quota: --account creates the account or joins it
 (with its very plan); without it a key gets an account of its own.
 --per-minute and --per-day are for enterprise keys, which need both.
---scopes names what the key may do, of ${allScopes().join(', ')}; without it the key may do all.
+--scopes names what the key may do, of ${allScopes().join(', ')}; without it the key may do all,
+the operations added later included (listed as ${EVERY_SCOPE}).
 A key keeps its scopes when rolled.
 With --json, list prints one JSON array; create and roll print one object with id and key; usage one report.
 A DURATION is a whole number with s, m, h or d: 30s, 15m, 12h, 90d.`;
@@ -223,7 +224,7 @@ function describeKey(key: ApiKey, keys: ApiKeysService): string {
   // A key's own account goes unmentioned: only an account made or joined by name is news.
   const account = hasOwnAccount(key) ? '' : `, account "${key.account.name}"`;
   // Only a key that may do less than everything says so.
-  const scopes = key.scopes.length < allScopes().length ? `, scopes ${key.scopes.join(',')}` : '';
+  const scopes = key.scopes.includes(EVERY_SCOPE) ? '' : `, scopes ${key.scopes.join(',')}`;
   return `plan ${key.plan}, ${perMinute}/minute, ${perDay}/day${name}${account}${scopes}${expiry}`;
 }
 

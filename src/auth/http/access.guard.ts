@@ -6,6 +6,7 @@ import { CallerLookup } from '../../http/caller-lookup';
 import { ConditionalAnswers } from '../../http/conditional-answers';
 import { IS_PUBLIC } from '../../http/public.decorator';
 import { InsufficientScopeError, UnauthorizedError } from '../domain/api-key.errors';
+import { grantsScope } from '../domain/scope';
 import { REQUIRED_SCOPE } from './require-scope.decorator';
 
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"';
@@ -46,5 +47,5 @@ export class AccessGuard implements CanActivate {
 
 /** A key, holding the route's scope if it requires one. */
 function isLetIn(caller: Caller, scope: string | undefined): boolean {
-  return caller.kind === 'key' && (scope === undefined || caller.scopes.includes(scope));
+  return caller.kind === 'key' && (scope === undefined || grantsScope(caller.scopes, scope));
 }

@@ -1,6 +1,26 @@
 import fc from 'fast-check';
 import { hash } from 'node:crypto';
-import { fingerprintOf } from './idempotency-key';
+import { InvalidInputError } from '../../errors/domain-error';
+import { fingerprintOf, parseIdempotencyKey } from './idempotency-key';
+
+describe('parseIdempotencyKey', () => {
+  it.each([
+    ['abc', 'abc'],
+    ['"abc"', 'abc'],
+    ['"a \\"quoted\\" \\\\ key"', 'a "quoted" \\ key'],
+    ['3f1c-uuid', '3f1c-uuid'],
+    // Not a structured-field string: the value as sent is the key.
+    ['"abc', '"abc'],
+    ['a"b"', 'a"b"'],
+  ])('reads %s as the key %s', (header, key) => {
+    expect(parseIdempotencyKey(header)).toBe(key);
+  });
+
+  it.each(['', '""', 'caf\u00e9', `"${'k'.repeat(256)}"`, 'k'.repeat(256)])('refuses %p with a 400 naming the header', (header) => {
+    expect(() => parseIdempotencyKey(header)).toThrow(InvalidInputError);
+    expect(() => parseIdempotencyKey(header)).toThrow(/Idempotency-Key/);
+  });
+});
 
 /** The canonical form as records already stored were fingerprinted: fields sorted by name, at every level. */
 function sortedJson(value: unknown): string {

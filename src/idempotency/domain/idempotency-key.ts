@@ -10,12 +10,21 @@ export function isIdempotencyKey(value: unknown): value is string {
   return typeof value === 'string' && PRINTABLE_ASCII.test(value);
 }
 
-/** The header's value as the key it names, or a 400 naming the header. */
+/** A structured-field String (RFC 8941 3.3.3): printable ASCII in double quotes, `\\` and `\"` escaped. */
+const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
+
+/**
+ * The header's value as the key it names: 1 to 255 printable ASCII characters,
+ * sent as they are or as a structured-field String (the IETF draft's form:
+ * `"abc"` is the key `abc`); otherwise a 400 naming the header.
+ */
 export function parseIdempotencyKey(value: string): string {
-  if (!isIdempotencyKey(value)) {
-    throw new InvalidInputError(`${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters`);
+  const quoted = SF_STRING.exec(value);
+  const key = quoted ? quoted[1].replace(/\\(["\\])/g, '$1') : value;
+  if (!isIdempotencyKey(key)) {
+    throw new InvalidInputError(`${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters, or a structured-field string of them`);
   }
-  return value;
+  return key;
 }
 
 /** Whether a value can be a digest that fingerprintOf made: 64 lower-case hex digits. */

@@ -3,6 +3,8 @@ export interface StoredOutcome {
   readonly status: number;
   /** The response body as JSON text. */
   readonly body: string;
+  /** The answer's Location, which a replay carries too. */
+  readonly location?: string;
 }
 
 /**
@@ -30,9 +32,12 @@ export interface IdempotencyScope {
 export interface IdempotencyClaim {
   readonly scope: IdempotencyScope;
   readonly token: string;
+  /** The operation claiming the key (`POST /v1/pets`), which its record belongs to. */
+  readonly operation: string;
 }
 
 export interface IdempotencyRecord {
+  readonly operation: string;
   readonly fingerprint: string;
   /** Absent while the first request is still being processed. */
   readonly outcome?: StoredOutcome;

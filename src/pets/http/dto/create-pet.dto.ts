@@ -5,10 +5,15 @@ import { DEFAULT_PET_STATUS, PET_STATUSES, PetStatus } from '../../domain/pet-st
 import { IsPetName } from './pet-name.decorator';
 import { ID_SCHEMA, PET_NAME_SCHEMA, PET_STATUS_MESSAGE, PET_STATUS_SCHEMA } from './pet.response.dto';
 
-/**
- * The body of `POST /v1/pets`, checked by the global ValidationPipe, which
- * reports the first rule each field breaks (@IsDefined always first).
- */
+/** A pet's status: one of the enumeration, never null. */
+export const PetStatusRules = (): PropertyDecorator => IsIn(PET_STATUSES, { message: PET_STATUS_MESSAGE });
+
+/** Checks a field's rules only when it is present: unlike @IsOptional(), which would let null through. */
+export const WhenPresent = (): PropertyDecorator => ValidateIf((_body, value) => value !== undefined);
+
+export const CATEGORY_ID_SCHEMA = { ...ID_SCHEMA, description: 'Identifier of the category the animal belongs to', example: 3 } as const;
+
+/** The body of `POST /v1/pets`, checked by the global ValidationPipe. */
 @ApiSchema({ name: 'NewPet', description: 'An animal to add; the service assigns its id.' })
 export class CreatePetDto {
   @ApiProperty(PET_NAME_SCHEMA)
@@ -16,14 +21,13 @@ export class CreatePetDto {
   @IsPetName()
   name: string;
 
-  @ApiProperty({ ...ID_SCHEMA, description: 'Identifier of the category the animal belongs to', example: 3 })
+  @ApiProperty(CATEGORY_ID_SCHEMA)
   @IsDefined({ message: '$property is required' })
   @IsId()
   categoryId: number;
 
   @ApiPropertyOptional({ ...PET_STATUS_SCHEMA, default: DEFAULT_PET_STATUS })
-  // Unlike @IsOptional(), which would let null through: only an absent status takes the default.
-  @ValidateIf((_body, value) => value !== undefined)
-  @IsIn(PET_STATUSES, { message: PET_STATUS_MESSAGE })
+  @WhenPresent()
+  @PetStatusRules()
   status?: PetStatus;
 }
