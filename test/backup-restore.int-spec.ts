@@ -427,8 +427,8 @@ for (const store of ['sqlite', 'mysql'] as const) {
 
         it.each<[string, string, (row: Record<string, unknown>) => void, string]>([
           ['a pet name of 5,000 characters', 'pets', (row) => (row.name = 'R'.repeat(5_000)), 'name must have 1 to 255 characters and not be only white space'],
-          ['a pet name with a control character', 'pets', (row) => (row.name = 'Rex\u0007'), 'name must not contain control characters or bidirectional embedding, override or isolate characters'],
-          ['a pet name with a right-to-left override', 'pets', (row) => (row.name = '\u202eRex'), 'name must not contain control characters or bidirectional embedding, override or isolate characters'],
+          ['a pet name with a control character', 'pets', (row) => (row.name = 'Rex\u0007'), 'name must not contain control or bidirectional formatting characters (found U+0007)'],
+          ['a pet name with a right-to-left override', 'pets', (row) => (row.name = '\u202eRex'), 'name must not contain control or bidirectional formatting characters (found U+202E)'],
           ['a negative category', 'pets', (row) => (row.category_id = -3), 'categoryId must be an integer from 1 to 9007199254740991'],
           ['a status outside the enumeration', 'pets', (row) => (row.status = 'lost'), 'status must be one of available, pending, sold'],
           ['a pet id of 0', 'pets', (row) => (row.id = 0), 'id must be an integer from 1 to 9007199254740991'],
