@@ -1,7 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, ReferenceObject, ResponseObject, ResponsesObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { declaredErrorCodes } from '../errors/error-code';
+import { RouteNotFoundError } from '../errors/request-errors';
 import { takeRouteDocs } from '../http/route-docs';
 import { ETAG_HEADER_COMPONENT, inputErrorResponses, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS } from './api-standard-responses';
 
@@ -127,8 +129,29 @@ export function serializeOpenApiDocument(document: OpenAPIObject): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
+/**
+ * What the page at /docs (or /docs/) loads, and the document: the rest of the
+ * Swagger UI package (its package.json, README, source maps) is no one's business.
+ */
+const DOCS_FILES = new Set([
+  '',
+  'index.html',
+  'openapi.json',
+  'swagger-ui-init.js',
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+  'favicon-16x16.png',
+]);
+
 /** `GET /docs` (Swagger UI, served from the package's own files) and `GET /docs/openapi.json`. */
 export function setupApiDocs(app: INestApplication): void {
+  (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onRequest', (request, _reply, done) => {
+    const path = request.url.split('?')[0];
+    const prefix = `/${DOCS_PATH}/`;
+    done(path.startsWith(prefix) && !DOCS_FILES.has(path.slice(prefix.length)) ? new RouteNotFoundError() : undefined);
+  });
   const document = createOpenApiDocument(app, app.get(AppConfig));
   SwaggerModule.setup(DOCS_PATH, app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH,

@@ -19,13 +19,18 @@ export function entityTagOf(json: string, link: string): string {
   return `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
 }
 
+/** `If-None-Match: *`: a 304 for it tells the client no more than a 200 would (whether the resource exists), so it is charged as one. */
+export function isAnyTag(ifNoneMatch: string): boolean {
+  return ifNoneMatch.trim() === '*';
+}
+
 /**
  * Whether `If-None-Match` names the current representation (RFC 9110 13.1.2):
  * `*`, or a list of entity tags compared weakly, so `W/"x"` matches `"x"`.
  */
 export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): boolean {
   if (ifNoneMatch === undefined) return false;
-  if (ifNoneMatch.trim() === '*') return true;
+  if (isAnyTag(ifNoneMatch)) return true;
   for (const [, opaque] of ifNoneMatch.matchAll(/(?:W\/)?("[^"]*")/g)) if (opaque === tag) return true;
   return false;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../../http/caller';
 import { CallerLookup } from '../../http/caller-lookup';
+import { clientAddressOf } from '../../http/client-address';
 import { AuthenticationService } from '../application/authentication.service';
 
 /** `Bearer <token>`, the scheme name in any case; anything else yields no token. */
@@ -28,6 +29,6 @@ export class BearerCallerLookup extends CallerLookup {
       const { key, limits } = found;
       return { kind: 'key', keyId: key.id, accountId: key.account.id, plan: key.plan, limits, scopes: key.scopes };
     }
-    return { kind: 'anonymous', address: request.ip, limits: this.authentication.anonymousLimits() };
+    return { kind: 'anonymous', address: clientAddressOf(request), limits: this.authentication.anonymousLimits() };
   }
 }

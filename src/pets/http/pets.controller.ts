@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { AppConfig } from '../../config/app-config';
 import { NOT_FOUND } from '../../errors/error-code';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
@@ -9,7 +9,7 @@ import type { KeyCaller } from '../../http/caller';
 import { ConditionalGet } from '../../http/conditional-get';
 import { Deprecated, sunsetDate } from '../../http/deprecation';
 import { CurrentCaller } from '../../http/request-context';
-import { requestOrigin } from '../../http/request-origin';
+import { ownUrl } from '../../http/own-url';
 import { ParseIdPipe } from '../../http/validation';
 import { Idempotent } from '../../idempotency/http/idempotent.decorator';
 import { PetsService } from '../application/pets.service';
@@ -47,7 +47,6 @@ export class PetsController {
   async listPets(
     @Query() query: ListPetsQueryDto,
     @CurrentCaller() caller: KeyCaller,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Pet[]> {
     const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -57,7 +56,7 @@ export class PetsController {
       const next = new URLSearchParams({ limit: String(query.limit) });
       if (query.status) next.set('status', query.status);
       next.set('cursor', encodeCursor(page.nextAfterId));
-      reply.header('Link', `<${requestOrigin(request.raw, this.config.trustProxy)}/v1/pets?${next}>; rel="next"`);
+      reply.header('Link', `<${ownUrl(this.config, `/v1/pets?${next}`)}>; rel="next"`);
     }
     return page.pets;
   }
