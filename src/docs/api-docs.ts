@@ -22,11 +22,12 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
     .setTitle('animal-store')
     .setDescription(
       "A store's catalogue of animals for sale. Every operation needs an API key sent as a bearer token, " +
-        'every response carries the rate-limit headers, and every error has the Error body. ' +
+        'every response carries the rate-limit headers, `Cache-Control: private` and `Vary: Authorization`, and every error has the Error body. ' +
+        "Absolute links start with the server of the environment that answers, never with the request's `Host`. " +
         'A 503 may come from a service that is draining or overloaded, before the operation is reached: it carries `Retry-After`, ' +
         'and neither the rate-limit headers nor the deprecation headers. ' +
         'Requests refused before they reach an operation get the Error body without the rate-limit headers: ' +
-        'malformed HTTP framing, a missing Host header or a broken percent-encoding (`bad_request`, 400), ' +
+        'malformed HTTP framing, a missing Host header or a broken percent-encoding (`bad_request`, 400), two Host headers (`validation_failed`, 400), ' +
         'a path parameter over the length limit (`uri_too_long`, 414), headers over the size limit ' +
         '(`request_header_fields_too_large`, 431); after broken framing the connection is closed. ' +
         'Requests pipelined on one connection are answered in order, each in full: a malformed request behind complete ones ' +

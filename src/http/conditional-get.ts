@@ -100,13 +100,13 @@ export const ConditionalGet = (): MethodDecorator =>
       name: 'If-None-Match',
       required: false,
       description:
-        'The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window',
+        'The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window; a 304 for `*` is charged as a 200',
       schema: { type: 'string', example: '"3q2-7wAAAAAAAAAAAAAAAA"' },
     }),
     ApiResponse({
       status: 304,
       description:
-        'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands',
+        'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window; `*` is charged as a 200): the rate-limit headers show the quota as it stands',
     }),
     DocumentRoute('conditional-get', { successHeaders: { ETag: { $ref: '#/components/headers/ETag' } } }),
   );
