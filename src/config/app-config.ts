@@ -114,7 +114,7 @@ function isProxyAddress(entry: string): boolean {
 /**
  * `true` would let any client write its own address into X-Forwarded-For; a
  * hop count cannot tell a proxy from a client that connects directly, and
- * Fastify ignores it (docs/adr/0044): both are refused, with what to set.
+ * Fastify ignores it (docs/adr/0045): both are refused, with what to set.
  */
 function parseTrustProxy(value: string | undefined): TrustProxy {
   if (value === undefined || value === 'false') return false;
