@@ -207,6 +207,9 @@ describeOnStore('conditional GET', () => {
       expectNotModified(notModified, etag(first));
       expect(remaining(notModified)).toBe(1);
       await client.get('/v1/pets?limit=1');
+      // A refusal opens an episode whose first second is a burst, tallied toward no ban; past it, refusals count.
+      expectErrorBody(await client.get('/v1/pets?limit=1'), 429, 'rate_limited');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
 
       const refused = await client.get('/v1/pets?limit=1', { 'if-none-match': etag(first) });
       expectErrorBody(refused, 429, 'rate_limited');

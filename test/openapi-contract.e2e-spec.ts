@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
+import { Clock } from '../src/config/clock';
 import { serializeOpenApiDocument } from '../src/docs/api-docs';
 import { IdempotencyKeyInUseError } from '../src/idempotency/domain/idempotency.errors';
 import { IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
@@ -8,6 +9,7 @@ import { RateLimitDecision, RateLimitStore } from '../src/rate-limit/domain/rate
 import { MemoryRateLimitStore } from '../src/rate-limit/infrastructure/memory-rate-limit.store';
 import { ApiClient, ApiRequest, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
+import { FakeClock } from './support/fake-clock';
 import { OPENAPI_FILE, OpenApiContract } from './support/openapi-contract';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -174,14 +176,19 @@ describeOnStore('the API document', () => {
       const status = await api.get('/v1/rate_limit');
       expect(status.status).toBe(200);
       contract.expectResponse('getRateLimit', status);
+      const clock = new FakeClock(Date.now());
       const strict = await createTestApp({
         database: testApp.database,
         env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":1,"perDay":100}}', BAN_AFTER_REJECTIONS: '1' },
+        overrides: [{ provide: Clock, useValue: clock }],
       });
       try {
         const { secret } = await strict.createKey({ plan: 'free' });
         const client = strict.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
         await client.get('/v1/pets');
+        expectErrorBody(await client.get('/v1/pets'), 429, 'rate_limited');
+        // Past the second of a burst, refusals count toward the ban.
+        clock.advance(1_000);
         expectErrorBody(await client.get('/v1/pets'), 429, 'rate_limited');
         expectErrorBody(await client.get('/v1/pets'), 429, 'api_key_banned');
         const banned = await client.get<{ ban: unknown }>('/v1/rate_limit');
@@ -213,12 +220,17 @@ describeOnStore('the API document', () => {
     it('500 on every operation when the store fails', async () => {
       // The counters fail only where they are read without counting; the guard's counts still work.
       class UnreadableCounters extends MemoryRateLimitStore {
-        override peek(): Promise<RateLimitDecision> {
-          return Promise.reject(new Error('counters unreachable'));
+        unreadable = false;
+        override peek(...args: Parameters<MemoryRateLimitStore['peek']>): Promise<RateLimitDecision> {
+          return this.unreadable ? Promise.reject(new Error('counters unreachable')) : super.peek(...args);
         }
       }
-      const broken = await createTestApp({ overrides: [{ provide: RateLimitStore, useValue: new UnreadableCounters() }] });
+      const counters = new UnreadableCounters();
+      const broken = await createTestApp({ overrides: [{ provide: RateLimitStore, useValue: counters }] });
       try {
+        // Verified first, so that no request of the key reads its address's counters before the lookup.
+        expect((await broken.client.get('/v1/pets')).status).toBe(200);
+        counters.unreadable = true;
         await broken.app.get(DataSource).query('DROP TABLE pets');
         for (const [operationId, response] of await callEveryOperation(broken.client)) {
           expectErrorBody(response, 500, 'internal_error');

@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { CallerLookup } from '../http/caller-lookup';
-import { ApiKeyAuthenticator } from './application/api-key-authenticator';
+import { ApiKeyAuthenticator, KeyCacheBounds } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { AuthenticationService } from './application/authentication.service';
 import { KeyUsageRecorder } from './application/key-usage-recorder';
@@ -24,6 +24,7 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
   providers: [
     { provide: PlanTable, inject: [AppConfig], useFactory: (config: AppConfig) => PlanTable.fromOverrides(config.rateLimitPlans) },
     ApiKeysService,
+    { provide: KeyCacheBounds, useValue: new KeyCacheBounds() },
     ApiKeyAuthenticator,
     AuthenticationService,
     KeyUsageRecorder,

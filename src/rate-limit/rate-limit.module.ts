@@ -16,6 +16,8 @@ import { Clock } from '../config/clock';
 import { ConcurrencyLimiter } from './application/concurrency-limiter';
 import { ConcurrencyStore } from './domain/concurrency-store';
 import { ConcurrencyCapGuard } from './http/concurrency-cap.guard';
+import { KeyLookupGate } from '../http/key-lookup-gate';
+import { AddressKeyLookupGate } from './http/address-key-lookup-gate';
 import { createConcurrencyStore } from './infrastructure/create-concurrency-store';
 
 /** The counters (memory or Redis) and the limiter that judges against them, which is the throttler's storage. */
@@ -85,7 +87,9 @@ class RateLimitCountersModule implements OnApplicationShutdown {
     { provide: ConditionalAnswers, useExisting: DeferredCharges },
     // The concurrency cap, which AppModule registers as the last global guard.
     ConcurrencyCapGuard,
+    // Asked by the caller lookup (auth) before it looks up a key this instance has not verified lately.
+    { provide: KeyLookupGate, useClass: AddressKeyLookupGate },
   ],
-  exports: [PlanThrottlerGuard, ConditionalAnswers, ConcurrencyCapGuard],
+  exports: [PlanThrottlerGuard, ConditionalAnswers, ConcurrencyCapGuard, KeyLookupGate],
 })
 export class RateLimitModule {}

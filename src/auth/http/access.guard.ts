@@ -27,9 +27,10 @@ export class AccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
-    const caller = await this.callers.find(http.getRequest<FastifyRequest>());
     const targets = [context.getHandler(), context.getClass()];
+    // A route open to anyone needs no caller: a key sent to an endpoint the rate limits skip costs no lookup.
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const caller = await this.callers.find(http.getRequest<FastifyRequest>());
     const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
     if (isLetIn(caller, scope)) return true;
     await this.answers.settle(http.getRequest<FastifyRequest>(), false);

@@ -9,7 +9,7 @@ import {
   type ThrottlerRequest,
 } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller } from '../../http/caller';
+import type { Caller, PlanLimits } from '../../http/caller';
 import { CallerLookup } from '../../http/caller-lookup';
 import { CONDITIONAL_GET, isAnyTag } from '../../http/conditional-get';
 import { requestState } from '../../http/request-context';
@@ -41,6 +41,8 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
  *   against that one window in a bucket of the route's own;
  * - `throwThrottlingException`: our domain errors, not ThrottlerException.
  * An @OwnBan() route judges the key's rejections and ban on that route apart.
+ * A key the caller lookup did not look up, its address being over its keyless
+ * limits (KeyLookupGate), is refused as the address, counted nowhere.
  * Every request counts in the plan's windows (minute, day) and in the
  * account's `answers`, ten times its minute. A key's request to a
  * @ConditionalGet() route with `If-None-Match` may be answered 304, which
@@ -73,7 +75,11 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const caller = await this.callers.find(request);
     const tracker = await getTracker(request, context);
     const banSubject = banSubjectOf(caller, this.ownBanRouteOf(context));
-    requestState(request).rateLimitedAs = { tracker, banSubject };
+    requestState(request).rateLimitedAs = { tracker };
+    if (caller.kind === 'anonymous' && caller.keyNotLookedUp) {
+      await this.refuseUncheckedKey(context, tracker, caller.limits);
+      return false;
+    }
     if (ttl !== throttler.ttl || limit !== caller.limits.perMinute) {
       await this.charge(context, tracker, [{ name: ownBucket(ttl, context.getClass().name, context.getHandler().name), limit, durationMs: ttl }], banSubject);
       return true;
@@ -93,6 +99,19 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const decision = await this.limiter.consume(tracker, windows, banSubject);
     writeRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), decision);
     if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(tracker, windows, decision));
+  }
+
+  /**
+   * A key not looked up because its address was over its keyless limits:
+   * judged against them (its refusal tallied as any) and counted in none.
+   */
+  private async refuseUncheckedKey(context: ExecutionContext, tracker: string, limits: PlanLimits): Promise<void> {
+    const windows = planWindowsOf(limits, 'check', 'check');
+    const decision = await this.limiter.consume(tracker, windows);
+    // Should the address have room again by now, the key is still unchecked: back in a second, rather than let in as no key.
+    const refusal = decision.allowed ? { ...decision, allowed: false, retryAfterSeconds: 1 } : decision;
+    writeRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), refusal);
+    await this.throwThrottlingException(context, refusalDetail(tracker, windows, refusal));
   }
 
   /** The route's name for its own ban, on an @OwnBan() route. */
