@@ -30,9 +30,10 @@ export function serveOperationsPort(fastify: FastifyInstance, config: Pick<AppCo
     const served = viaOpsPort.has(request.raw) ? placement !== undefined : placement !== 'only';
     done(served ? undefined : new RouteNotFoundError());
   });
-  fastify.addHook('onReady', () => new Promise<void>((resolve, reject) => {
-    server.once('error', reject).listen(opsPort, config.host, () => resolve());
-  }));
+  // On ready rather than on listen: the specs, which inject without listening, reach the port too.
+  fastify.addHook('onReady', async () => {
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(opsPort, config.host, resolve));
+  });
   fastify.addHook('onClose', (_instance, done) => {
     server.close(() => done());
     server.closeAllConnections();
