@@ -66,7 +66,22 @@ describeOnStore('security headers and CORS', () => {
       expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
       const exposed = String(response.headers['access-control-expose-headers']).split(/,\s*/);
       expect(exposed).toEqual(
-        expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Link', 'ETag', 'Deprecation', 'Sunset', 'X-Request-Id']),
+        expect.arrayContaining([
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'RateLimit',
+          'RateLimit-Policy',
+          'Retry-After',
+          'Link',
+          'ETag',
+          'Location',
+          'Deprecation',
+          'Sunset',
+          'Idempotent-Replayed',
+          'WWW-Authenticate',
+          'X-Request-Id',
+        ]),
       );
     });
 
@@ -111,6 +126,23 @@ describeOnStore('security headers and CORS', () => {
       });
       expect(changed.status).toBe(200);
       expect(changed.headers['access-control-allow-origin']).toBe(ALLOWED);
+    });
+
+    it('lets a browser send every method and request header the API reads', async () => {
+      const preflight = await api.request({
+        method: 'OPTIONS',
+        url: '/v1/pets/1',
+        headers: {
+          Origin: ALLOWED,
+          'Access-Control-Request-Method': 'PATCH',
+          'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key,if-match,if-none-match',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(String(preflight.headers['access-control-allow-methods']).split(/,\s*/)).toEqual(expect.arrayContaining(['GET', 'POST', 'PATCH', 'DELETE']));
+      expect(String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)).toEqual(
+        expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'if-match', 'if-none-match']),
+      );
     });
 
     it('gives an origin that is not listed no CORS headers', async () => {

@@ -19,13 +19,18 @@ export function entityTagOf(json: string, link: string): string {
   return `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
 }
 
+/** `If-None-Match: *`: a 304 for it tells the client no more than a 200 would (whether the resource exists), so it is charged as one. */
+export function isAnyTag(ifNoneMatch: string): boolean {
+  return ifNoneMatch.trim() === '*';
+}
+
 /**
  * Whether `If-None-Match` names the current representation (RFC 9110 13.1.2):
  * `*`, or a list of entity tags compared weakly, so `W/"x"` matches `"x"`.
  */
 export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): boolean {
   if (ifNoneMatch === undefined) return false;
-  if (ifNoneMatch.trim() === '*') return true;
+  if (isAnyTag(ifNoneMatch)) return true;
   for (const [, opaque] of ifNoneMatch.matchAll(/(?:W\/)?("[^"]*")/g)) if (opaque === tag) return true;
   return false;
 }
@@ -97,13 +102,13 @@ export const ConditionalGet = (): MethodDecorator =>
       name: 'If-None-Match',
       required: false,
       description:
-        'The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window',
+        'The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window; a 304 for `*` is charged as a 200',
       schema: { type: 'string', example: '"3q2-7wAAAAAAAAAAAAAAAA"' },
     }),
     ApiResponse({
       status: 304,
       description:
-        'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands',
+        'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window; `*` is charged as a 200): the rate-limit headers show the quota as it stands',
     }),
     DocumentRoute('conditional-get', { successHeaders: { ETag: { $ref: '#/components/headers/ETag' } } }),
   );

@@ -10,6 +10,7 @@ import type { Caller } from '../http/caller';
 import { UsageRecorder } from '../usage/application/usage-recorder';
 import { logRequest, ROOT_LOGGER } from './logging';
 import { ANONYMOUS_PLAN, OpsMetrics, outcomeOf } from './metrics';
+import { serveOperationsPort } from './ops-port';
 import { shedLoadWhenBehind } from './overload';
 import { RequestDrain, ShuttingDownError } from './request-drain';
 import { REQUEST_ID_HEADER } from './request-id';
@@ -19,7 +20,7 @@ import { registerServerSpanAnnotations } from './server-span';
 /**
  * What operators rely on, wired into the HTTP server: logs through pino,
  * security headers, CORS, request metrics, trace attributes when traces are
- * exported, and a 503 for requests that arrive while the server drains at
+ * exported, the operators' own port when OPS_PORT is set, and a 503 for requests that arrive while the server drains at
  * shutdown or while the event loop is behind. Call it before the other
  * plugins are registered, so that their answers carry the security headers
  * and request id too.
@@ -67,6 +68,7 @@ export function configureOperations(app: NestFastifyApplication): void {
     { name: 'animal-store-operations' },
   );
   void app.register(requestHooks);
+  serveOperationsPort(app.getHttpAdapter().getInstance(), config);
   // After the request hooks, so a refusal carries the request id and is logged and counted like any answer.
   shedLoadWhenBehind(app, config.maxEventLoopDelayMs);
 }

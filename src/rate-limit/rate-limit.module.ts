@@ -12,6 +12,7 @@ import { RateLimitStore } from './domain/rate-limit-store';
 import { DeferredCharges } from './http/deferred-charges';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
 import { RateLimitController } from './http/rate-limit.controller';
+import { UnmatchedRouteCharges } from './http/unmatched-route-charges';
 import { ClosableRateLimitStore, createRateLimitStore, isSharedStore } from './infrastructure/create-rate-limit-store';
 import { Clock } from '../config/clock';
 import { ConcurrencyLimiter } from './application/concurrency-limiter';
@@ -86,6 +87,7 @@ class RateLimitCountersModule implements OnApplicationShutdown {
   providers: [
     PlanThrottlerGuard,
     BanLog,
+    UnmatchedRouteCharges,
     DeferredCharges,
     { provide: ConditionalAnswers, useExisting: DeferredCharges },
     // The concurrency cap, which AppModule registers as the last global guard.

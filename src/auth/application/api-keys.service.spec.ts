@@ -14,7 +14,7 @@ describe('ApiKeysService', () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const make = (env: Record<string, string> = {}) => {
     const repository = new InMemoryApiKeyRepository();
-    const config = loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', ...env });
+    const config = loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', PUBLIC_BASE_URL: 'https://api.example.com/v1', STAGING_BASE_URL: 'https://staging.example.com/v1', ...env });
     return { repository, service: new ApiKeysService(repository, PlanTable.fromOverrides(config.rateLimitPlans), config, clock) };
   };
 

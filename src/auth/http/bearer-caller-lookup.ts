@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AnonymousCaller, Caller } from '../../http/caller';
 import { CallerLookup } from '../../http/caller-lookup';
+import { clientAddressOf } from '../../http/client-address';
 import { KeyLookupGate } from '../../http/key-lookup-gate';
 import { AuthenticationService } from '../application/authentication.service';
 
@@ -44,6 +45,6 @@ export class BearerCallerLookup extends CallerLookup {
   }
 
   private anonymous(request: FastifyRequest): AnonymousCaller {
-    return { kind: 'anonymous', address: request.ip, limits: this.authentication.anonymousLimits() };
+    return { kind: 'anonymous', address: clientAddressOf(request), limits: this.authentication.anonymousLimits() };
   }
 }

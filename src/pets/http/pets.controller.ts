@@ -12,7 +12,7 @@ import { Deprecated, sunsetDate } from '../../http/deprecation';
 import { IfMatch, ifMatchCondition, TaggedEntity } from '../../http/entity-tag';
 import { AcceptsMergePatch, MERGE_PATCH_JSON } from '../../http/json-body';
 import { CurrentCaller } from '../../http/request-context';
-import { requestOrigin } from '../../http/request-origin';
+import { ownUrl } from '../../http/own-url';
 import { ParseIdPipe } from '../../http/validation';
 import { Idempotent } from '../../idempotency/http/idempotent.decorator';
 import { PetsService } from '../application/pets.service';
@@ -59,7 +59,6 @@ export class PetsController {
   async listPets(
     @Query() query: ListPetsQueryDto,
     @CurrentCaller() caller: KeyCaller,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Pet[]> {
     const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -69,7 +68,7 @@ export class PetsController {
       const next = new URLSearchParams({ limit: String(query.limit) });
       if (query.status) next.set('status', query.status);
       next.set('cursor', encodeCursor(page.nextAfterId));
-      reply.header('Link', `<${requestOrigin(request.raw, this.config.trustProxy)}/v1/pets?${next}>; rel="next"`);
+      reply.header('Link', `<${ownUrl(this.config, `/v1/pets?${next}`)}>; rel="next"`);
     }
     return page.pets;
   }
@@ -92,11 +91,10 @@ export class PetsController {
   async createPet(
     @Body() body: CreatePetDto,
     @CurrentCaller() caller: KeyCaller,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Pet> {
     const pet = await this.pets.create(body, caller.keyId);
-    reply.header('Location', `${requestOrigin(request.raw, this.config.trustProxy)}/v1/pets/${pet.id}`);
+    reply.header('Location', ownUrl(this.config, `/v1/pets/${pet.id}`));
     return pet;
   }
 

@@ -11,7 +11,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller, PlanLimits } from '../../http/caller';
 import { CallerLookup } from '../../http/caller-lookup';
-import { CONDITIONAL_GET } from '../../http/conditional-get';
+import { CONDITIONAL_GET, isAnyTag } from '../../http/conditional-get';
 import { requestState } from '../../http/request-context';
 import { OpsMetrics } from '../../ops/metrics';
 import { BanLog } from '../application/ban-log';
@@ -124,9 +124,10 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     return `${context.getClass().name}.${context.getHandler().name}`;
   }
 
-  /** A key's request to a @ConditionalGet() route, with `If-None-Match`: its answer may be a 304. */
+  /** A key's request to a @ConditionalGet() route, with `If-None-Match` naming tags: its answer may be a free 304. */
   private mayAnswerNotModified(context: ExecutionContext, request: FastifyRequest, caller: Caller): boolean {
-    if (caller.kind !== 'key' || request.headers['if-none-match'] === undefined) return false;
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (caller.kind !== 'key' || ifNoneMatch === undefined || isAnyTag(ifNoneMatch)) return false;
     return this.reflector.getAllAndOverride<boolean>(CONDITIONAL_GET, [context.getHandler(), context.getClass()]) === true;
   }
 
@@ -149,6 +150,11 @@ function refusalDetail(tracker: string, windows: readonly WindowSpec[], decision
     timeToExpire: retryAfterSeconds,
     isBlocked: true,
     timeToBlockExpire: retryAfterSeconds,
-    rejection: decision.banned ? new ApiKeyBannedError(retryAfterSeconds) : new RateLimitedError(retryAfterSeconds),
+    rejection: rejectionOf(decision),
   };
+}
+
+/** The error a refused decision is answered with. */
+export function rejectionOf({ banned, retryAfterSeconds }: RateLimitDecision): RateLimitRejection {
+  return banned ? new ApiKeyBannedError(retryAfterSeconds) : new RateLimitedError(retryAfterSeconds);
 }
