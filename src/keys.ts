@@ -1,3 +1,5 @@
+// First of all: an older Node is told so in one line, before a native module can crash it.
+import './ops/supported-node';
 import 'reflect-metadata';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -9,6 +11,7 @@ import { HttpModule } from './http/http.module';
 import { ApiKeysService } from './auth/application/api-keys.service';
 import { AuthModule } from './auth/auth.module';
 import { RefusedError, runKeysCli, usage, UsageError } from './auth/cli/keys-cli';
+import { describeStartupFailure, type StartupSettings } from './ops/startup-checks';
 // Loaded, not started, so that every module's scopes are declared as the service declares them.
 import './app.module';
 
@@ -20,13 +23,18 @@ class KeysCliModule {
   }
 }
 
+/** Known once the configuration is loaded: a store that cannot be opened is said naming DATABASE_URL. */
+let settings: StartupSettings | undefined;
+
 async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(usage());
     return 0;
   }
   // A provider that refuses the configuration (the plan table) reaches the catch below as its one line, unlogged.
-  const app = await NestFactory.createApplicationContext(KeysCliModule.forRoot(loadConfig()), { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
+  const config = loadConfig();
+  settings = config;
+  const app = await NestFactory.createApplicationContext(KeysCliModule.forRoot(config), { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
   app.flushLogs();
   try {
     await runKeysCli(argv, app.get(ApiKeysService), { line: (text) => console.log(text) });
@@ -44,7 +52,8 @@ main(process.argv.slice(2)).then(
       process.exit(2);
     }
     const known = error instanceof RefusedError || error instanceof DomainError || error instanceof ConfigError;
-    console.error(known ? `keys: ${(error as Error).message}` : error);
+    const environment = settings && describeStartupFailure(error, settings);
+    console.error(known ? `keys: ${(error as Error).message}` : environment ? `keys: ${environment}` : error);
     process.exit(1);
   },
 );
