@@ -87,12 +87,32 @@ class EnvironmentVariables {
   @Transform(toInt) @IsIntBetween(1024) BODY_LIMIT_BYTES = 16_384;
   @Transform(toBool) @IsBoolean() TRUST_PROXY = false;
   @Transform(toBool) @IsBoolean() ALLOW_SQLITE_IN_PRODUCTION = false;
-  @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
+  @Transform(toList)
+  @ValidateBy({
+    name: 'isOriginList',
+    validator: {
+      validate: (value) => Array.isArray(value) && value.every(isOrigin),
+      defaultMessage: (args) =>
+        `CORS_ORIGINS must list origins as a browser sends them, scheme://host[:port] with no path, such as https://shop.example.com; "${(args?.value as unknown[]).find((origin) => !isOrigin(origin))}" is not one`,
+    },
+  })
+  CORS_ORIGINS: string[] = [];
   @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) IDEMPOTENCY_TTL_SECONDS = 86_400;
   @Transform(toInt) @IsIntBetween(1) HEADERS_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) REQUEST_TIMEOUT_MS = 30_000;
   @Transform(toInt) @IsIntBetween(0) MAX_EVENT_LOOP_DELAY_MS = 1_000;
+}
+
+/** Whether `value` is an origin as a browser's Origin header names it: http(s), a host, maybe a port, and nothing after. */
+function isOrigin(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** A Redis Cluster seed node, as REDIS_CLUSTER_NODES lists them. */
@@ -197,6 +217,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   if (MYSQL_URL.test(vars.DATABASE_URL)) checkDatabaseNodes(vars.DATABASE_URL);
+  if (MYSQL_URL.test(vars.DATABASE_URL) && !/^[a-z]+:\/\/[^/]+\/[^/?#]+/.test(vars.DATABASE_URL)) {
+    throw invalidConfiguration('DATABASE_URL', 'names no database; add it after the address, as in mysql://user:pass@host:3306/animal_store');
+  }
   if (vars.DATABASE_REPLICA_URLS && !MYSQL_URL.test(vars.DATABASE_URL)) {
     throw invalidConfiguration('DATABASE_REPLICA_URLS', 'read replicas need a MySQL or MariaDB DATABASE_URL');
   }
