@@ -10,7 +10,7 @@ import { DomainError } from './errors/domain-error';
 import { HttpModule } from './http/http.module';
 import { ApiKeysService } from './auth/application/api-keys.service';
 import { AuthModule } from './auth/auth.module';
-import { RefusedError, runKeysCli, usage, UsageError } from './auth/cli/keys-cli';
+import { inCommandLineTerms, parseKeysCommand, RefusedError, usage, UsageError } from './auth/cli/keys-cli';
 import { describeStartupFailure, type StartupSettings } from './ops/startup-checks';
 // Loaded, not started, so that every module's scopes are declared as the service declares them.
 import './app.module';
@@ -32,12 +32,16 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // A provider that refuses the configuration (the plan table) reaches the catch below as its one line, unlogged.
+  // Checked whole before the store is opened: a malformed line is a usage error (exit 2) even with the store down.
+  const command = parseKeysCommand(argv);
   const config = loadConfig();
   settings = config;
   const app = await NestFactory.createApplicationContext(KeysCliModule.forRoot(config), { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
   app.flushLogs();
   try {
-    await runKeysCli(argv, app.get(ApiKeysService), { line: (text) => console.log(text) });
+    await command(app.get(ApiKeysService), { line: (text) => console.log(text) }).catch((error: unknown) => {
+      throw inCommandLineTerms(error);
+    });
     return 0;
   } finally {
     await app.close();

@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, ReferenceObject, ResponseObject, ResponsesObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { declaredErrorCodes } from '../errors/error-code';
 import { takeRouteDocs } from '../http/route-docs';
@@ -127,8 +128,15 @@ export function serializeOpenApiDocument(document: OpenAPIObject): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
+/** The page's other address: @nestjs/swagger serves it there with its files named relative to /docs/docs/, where none is served. */
+const INDEX_PATH = `/${DOCS_PATH}/index.html`;
+
 /** `GET /docs` (Swagger UI, served from the package's own files) and `GET /docs/openapi.json`. */
 export function setupApiDocs(app: INestApplication): void {
+  // Sent to the page's own address (relative, so a proxy's path prefix is kept), whose file paths resolve under /docs/.
+  (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onRequest', async (request, reply) => {
+    if (request.url === INDEX_PATH || request.url.startsWith(`${INDEX_PATH}?`)) await reply.redirect('./', 301);
+  });
   const document = createOpenApiDocument(app, app.get(AppConfig));
   SwaggerModule.setup(DOCS_PATH, app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH,

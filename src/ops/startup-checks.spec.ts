@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { occupiedPort } from '../../test/support/ports';
 import { checkListenAddress, describeDatabaseFailure, describeStartupFailure, isTransientDatabaseFailure } from './startup-checks';
 
 const failure = (fields: Record<string, unknown>) => Object.assign(new Error('driver says'), fields);
@@ -41,22 +41,14 @@ describe('the one line of a failed start', () => {
 });
 
 describe('checkListenAddress', () => {
-  let taken: Server;
-  let port: number;
-  beforeAll(async () => {
-    taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    port = (taken.address() as { port: number }).port;
-  });
-  afterAll(() => new Promise((resolve) => taken.close(resolve)));
-
   it('refuses a port in use with the error the line is made from, and lets a free one go again', async () => {
-    await expect(checkListenAddress('127.0.0.1', port)).rejects.toMatchObject({ code: 'EADDRINUSE', syscall: 'listen' });
-    const free = createServer();
-    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
-    const freePort = (free.address() as { port: number }).port;
-    await new Promise((resolve) => free.close(resolve));
-    await expect(checkListenAddress('127.0.0.1', freePort)).resolves.toBeUndefined();
-    await expect(checkListenAddress('127.0.0.1', freePort)).resolves.toBeUndefined();
+    const taken = await occupiedPort();
+    try {
+      await expect(checkListenAddress('127.0.0.1', taken.port)).rejects.toMatchObject({ code: 'EADDRINUSE', syscall: 'listen' });
+    } finally {
+      await taken.close();
+    }
+    await expect(checkListenAddress('127.0.0.1', taken.port)).resolves.toBeUndefined();
+    await expect(checkListenAddress('127.0.0.1', taken.port)).resolves.toBeUndefined();
   });
 });

@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 import { ApiKeysService } from '../application/api-keys.service';
-import { ApiKey, hasOwnAccount, MAX_PLAN_LIMIT } from '../domain/api-key';
+import { MAX_ACCOUNT_NAME_LENGTH } from '../domain/account';
+import { ApiKey, checkPlanLimits, hasOwnAccount, MAX_KEY_NAME_LENGTH, MAX_PLAN_LIMIT } from '../domain/api-key';
+import { isPlan, type Plan, PLANS } from '../domain/plan';
 import { AccountOnAnotherPlanError, InvalidNameError, InvalidPlanLimitsError, type PlanLimitsProblem } from '../domain/api-key.errors';
 import { parseDuration } from '../domain/duration';
 import { allScopes } from '../domain/scope';
-import { KEY_CACHE_TTL_MS } from '../application/api-key-authenticator';
+import { KEY_CHANGES_HOLD_WITHIN_SECONDS } from '../application/api-key-authenticator';
 
 /** The help text; the scopes are those the service's modules declare. */
 export const usage = (): string => `Usage: npm run keys -- <command>
@@ -24,10 +26,10 @@ A DURATION is a whole number with s, m, h or d: 30s, 15m, 12h, 90d.`;
 
 const DEFAULT_GRACE_MS = 24 * 3_600_000;
 
-/** Wrong use of the command line itself: one line, exit code 2. */
+/** Wrong use of the command line itself, whatever the store holds: one line, exit code 2. */
 export class UsageError extends Error {}
 
-/** A request the service refused, worded in the command line's flags: one line, exit code 1. */
+/** A request the service refused on what the store holds, worded in the command line's flags: one line, exit code 1. */
 export class RefusedError extends Error {}
 
 const PLAN_LIMITS_FLAGS: Readonly<Record<PlanLimitsProblem, string>> = {
@@ -37,11 +39,11 @@ const PLAN_LIMITS_FLAGS: Readonly<Record<PlanLimitsProblem, string>> = {
 };
 
 /** The service's refusals that name a field or a change, said with the flag or the command that sets it. */
-function inCommandLineTerms(error: unknown): unknown {
-  if (error instanceof InvalidPlanLimitsError) return new RefusedError(PLAN_LIMITS_FLAGS[error.problem]);
+export function inCommandLineTerms(error: unknown): unknown {
+  if (error instanceof InvalidPlanLimitsError) return new UsageError(PLAN_LIMITS_FLAGS[error.problem]);
   if (error instanceof InvalidNameError) {
     const message = error.of === 'key' ? `--name must have at most ${error.maxLength} characters` : `--account needs a name of 1 to ${error.maxLength} characters`;
-    return new RefusedError(message);
+    return new UsageError(message);
   }
   if (error instanceof AccountOnAnotherPlanError) {
     return new RefusedError(`account "${error.accountName}" is on ${error.accountPlan}, not ${error.requestedPlan}; use set-plan to change it`);
@@ -83,16 +85,44 @@ function toId(value: string | undefined): number {
   return Number(value);
 }
 
+/** One command of the key command line, checked whole: what is left to go wrong is the store's to say. */
+export type KeysCommand = (keys: ApiKeysService, out: CliOutput) => Promise<void>;
+
 /** Runs one command of the key command line against the service's own modules. */
 export async function runKeysCli(argv: string[], keys: ApiKeysService, out: CliOutput): Promise<void> {
-  try {
-    await runCommand(argv, keys, out);
-  } catch (error) {
+  await parseKeysCommand(argv)(keys, out).catch((error: unknown) => {
     throw inCommandLineTerms(error);
+  });
+}
+
+function toPlan(value: string | undefined, command: string): Plan {
+  if (!value) throw new UsageError(`${command} needs --plan`);
+  if (!isPlan(value)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}, not "${value}"`);
+  return value;
+}
+
+/** The plan's numbers as the flags give them, refused here when the two cannot go together whatever the store holds. */
+function toPlanLimits(plan: Plan, limits: { perMinute?: number; perDay?: number }): void {
+  try {
+    checkPlanLimits(plan, limits);
+  } catch (error) {
+    if (error instanceof InvalidPlanLimitsError) throw new UsageError(PLAN_LIMITS_FLAGS[error.problem]);
+    throw error;
   }
 }
 
-async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput): Promise<void> {
+function checkNames(name: string | undefined, account: string | undefined): void {
+  if (name !== undefined && [...name.trim()].length > MAX_KEY_NAME_LENGTH) throw new UsageError(`--name must have at most ${MAX_KEY_NAME_LENGTH} characters`);
+  const accountLength = account === undefined ? 1 : [...account.trim()].length;
+  if (accountLength < 1 || accountLength > MAX_ACCOUNT_NAME_LENGTH) throw new UsageError(`--account needs a name of 1 to ${MAX_ACCOUNT_NAME_LENGTH} characters`);
+}
+
+/**
+ * Reads and checks a whole command line before any store is opened: anything
+ * malformed is a UsageError (exit 2), whether the store is up or not; the
+ * command it returns fails only on what the store holds (exit 1).
+ */
+export function parseKeysCommand(argv: string[]): KeysCommand {
   let parsed;
   try {
     parsed = parseArgs({
@@ -123,47 +153,56 @@ async function runCommand(argv: string[], keys: ApiKeysService, out: CliOutput):
   switch (command) {
     case 'create': {
       expectArguments(0);
-      if (!values.plan) throw new UsageError('create needs --plan');
+      const plan = toPlan(values.plan, 'create');
+      toPlanLimits(plan, limits);
+      checkNames(values.name, values.account);
       const expiresInMs = toDuration('expires-in', values['expires-in']);
       const scopes = toScopes(values.scopes);
-      const { key, secret } = await keys.create({ plan: values.plan, name: values.name, account: values.account, ...limits, scopes, expiresInMs });
-      if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
-      out.line(`Created API key ${key.id}: ${describeKey(key, keys)}.`);
-      return showSecretOnce(secret, out);
+      return async (keys, out) => {
+        const { key, secret } = await keys.create({ plan, name: values.name, account: values.account, ...limits, scopes, expiresInMs });
+        if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
+        out.line(`Created API key ${key.id}: ${describeKey(key, keys)}.`);
+        return showSecretOnce(secret, out);
+      };
     }
     case 'roll': {
       expectArguments(1);
       const id = toId(rest[0]);
       const graceMs = toDuration('grace', values.grace) ?? DEFAULT_GRACE_MS;
-      const { key, secret, previousUntil } = await keys.roll(id, graceMs);
-      if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
-      const old = previousUntil
-        ? `the old key works until ${iso(previousUntil)}`
-        : `every instance refuses the old key within ${KEY_CACHE_TTL_MS / 1000} seconds`;
-      out.line(`Rolled API key ${key.id} (${describeKey(key, keys)}); ${old}.`);
-      return showSecretOnce(secret, out);
+      return async (keys, out) => {
+        const { key, secret, previousUntil } = await keys.roll(id, graceMs);
+        if (values.json) return out.line(JSON.stringify({ id: key.id, key: secret }));
+        const old = previousUntil ? `the old key works until ${iso(previousUntil)}` : `every instance refuses the old key within ${KEY_CHANGES_HOLD_WITHIN_SECONDS} seconds`;
+        out.line(`Rolled API key ${key.id} (${describeKey(key, keys)}); ${old}.`);
+        return showSecretOnce(secret, out);
+      };
     }
     case 'list': {
       expectArguments(0);
-      const list = await keys.list();
-      if (values.json) return out.line(JSON.stringify(list.map((key) => toJson(key, keys))));
-      for (const row of formatTable(list, keys)) out.line(row);
-      return;
+      return async (keys, out) => {
+        const list = await keys.list();
+        if (values.json) return out.line(JSON.stringify(list.map((key) => toJson(key, keys))));
+        for (const row of formatTable(list, keys)) out.line(row);
+      };
     }
     case 'revoke': {
       expectArguments(1);
-      const key = await keys.revoke(toId(rest[0]));
-      out.line(`Revoked API key ${key.id}; every instance refuses it within ${KEY_CACHE_TTL_MS / 1000} seconds.`);
-      return;
+      const id = toId(rest[0]);
+      return async (keys, out) => {
+        const key = await keys.revoke(id);
+        out.line(`Revoked API key ${key.id}; every instance refuses it within ${KEY_CHANGES_HOLD_WITHIN_SECONDS} seconds.`);
+      };
     }
     case 'set-plan': {
       expectArguments(1);
       const id = toId(rest[0]);
-      if (!values.plan) throw new UsageError('set-plan needs --plan');
-      const key = await keys.setPlan(id, { plan: values.plan, ...limits });
-      const everyKey = hasOwnAccount(key) ? '' : ' to every key of the account';
-      out.line(`API key ${key.id} is now ${describeKey(key, keys)}; the change applies within ${KEY_CACHE_TTL_MS / 1000} seconds${everyKey}.`);
-      return;
+      const plan = toPlan(values.plan, 'set-plan');
+      toPlanLimits(plan, limits);
+      return async (keys, out) => {
+        const key = await keys.setPlan(id, { plan, ...limits });
+        const everyKey = hasOwnAccount(key) ? '' : ' to every key of the account';
+        out.line(`API key ${key.id} is now ${describeKey(key, keys)}; the change applies within ${KEY_CHANGES_HOLD_WITHIN_SECONDS} seconds${everyKey}.`);
+      };
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'a command is required');
