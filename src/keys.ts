@@ -11,7 +11,7 @@ import { HttpModule } from './http/http.module';
 import { ApiKeysService } from './auth/application/api-keys.service';
 import { AuthModule } from './auth/auth.module';
 import { inCommandLineTerms, parseKeysCommand, RefusedError, usage, UsageError } from './auth/cli/keys-cli';
-import { describeStartupFailure, type StartupSettings } from './ops/startup-checks';
+import { describeDatabaseFailure } from './ops/startup-checks';
 // Loaded, not started, so that every module's scopes are declared as the service declares them.
 import './app.module';
 
@@ -24,18 +24,18 @@ class KeysCliModule {
 }
 
 /** Known once the configuration is loaded: a store that cannot be opened is said naming DATABASE_URL. */
-let settings: StartupSettings | undefined;
+let databaseUrl: string | undefined;
 
 async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(usage());
     return 0;
   }
-  // A provider that refuses the configuration (the plan table) reaches the catch below as its one line, unlogged.
   // Checked whole before the store is opened: a malformed line is a usage error (exit 2) even with the store down.
   const command = parseKeysCommand(argv);
   const config = loadConfig();
-  settings = config;
+  databaseUrl = config.databaseUrl;
+  // A provider that refuses the configuration (the plan table) reaches the catch below as its one line, unlogged.
   const app = await NestFactory.createApplicationContext(KeysCliModule.forRoot(config), { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
   app.flushLogs();
   try {
@@ -56,7 +56,7 @@ main(process.argv.slice(2)).then(
       process.exit(2);
     }
     const known = error instanceof RefusedError || error instanceof DomainError || error instanceof ConfigError;
-    const environment = settings && describeStartupFailure(error, settings);
+    const environment = databaseUrl && describeDatabaseFailure(error, databaseUrl);
     console.error(known ? `keys: ${(error as Error).message}` : environment ? `keys: ${environment}` : error);
     process.exit(1);
   },

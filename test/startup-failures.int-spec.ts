@@ -167,8 +167,9 @@ describe('a start that cannot succeed says why in one line, within 5 seconds', (
 
     withMysql('restore, into a database that rejects the login', async () => {
       const file = join(folder, 'good.backup');
-      const made = await runCommand(['dist/backup.js', 'backup', file], { DATABASE_URL: sqlite }, { boundMs: 6 * SAID_WITHIN_MS });
-      expect(made.code).toBe(0);
+      const store = { DATABASE_URL: sqlite };
+      expect((await runCommand(['dist/database/migrate.js'], store, { boundMs: 6 * SAID_WITHIN_MS })).code).toBe(0);
+      expect((await runCommand(['dist/backup.js', 'backup', file], store, { boundMs: 6 * SAID_WITHIN_MS })).code).toBe(0);
       const outcome = await runCommand(['dist/backup.js', 'restore', file], { DATABASE_URL: `mysql://animal_store_nobody:wrong-secret@${mysqlAddress}/test` });
       expectOneLine(outcome, /^restore: DATABASE_URL: \S+ refused the login of user "animal_store_nobody" to database "test"/);
     });

@@ -18,7 +18,7 @@ import { UnitOfWork } from './unit-of-work';
       useFactory: (config: AppConfig) => ({
         ...createDataSourceOptions(config.databaseUrl, [], config.databaseReplicaUrls, databaseBoundsOf(config)),
         autoLoadEntities: true,
-        // Never retried here: the module logs each retry with a stack trace, and its nine of them kept a failed start silent for half a minute. The server waits for its database before it builds the app (waitForDatabase), saying so on one line per try.
+        // Never retried here: the module logs each try with a stack trace; the server has waited for its store before it builds (docs/adr/0044).
         toRetry: () => false,
       }),
       // The schema must be current before the first request; on MySQL migrations run first, on a DataSource of their own, as one may outlast the request bounds.
