@@ -17,7 +17,6 @@ interface SystemError {
   port?: unknown;
   hostname?: unknown;
   path?: unknown;
-  sqlMessage?: unknown;
 }
 
 /** The part of the configuration a start-up line may name. */
