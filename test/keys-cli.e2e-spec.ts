@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ApiKeysService } from '../src/auth/application/api-keys.service';
 import { KeyUsageRecorder } from '../src/auth/application/key-usage-recorder';
-import { RefusedError, runKeysCli, UsageError } from '../src/auth/cli/keys-cli';
+import { runKeysCli, UsageError } from '../src/auth/cli/keys-cli';
 import { expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
@@ -54,11 +54,21 @@ describeOnStore('keys command line', () => {
     expect(response.status).toBe(200);
   });
 
-  it('refuses an unknown plan with one line on stderr and exit code 1', async () => {
+  it('refuses an unknown plan as a malformed command line: one line on stderr and exit code 2', async () => {
     const result = await keysCommand(testApp.database.url, 'create', '--plan', 'gold');
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.trim().split('\n')).toEqual(['keys: unknown plan "gold"; use one of free, pro, business, enterprise']);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'keys: --plan must be one of free, pro, business, enterprise, not "gold" (see npm run keys -- --help)\n',
+    });
+  });
+
+  it('says a malformed command line (exit 2) before it opens the store, so even with the store down; what the store refuses is exit 1', async () => {
+    const down = 'mysql://root@127.0.0.1:1/animal_store';
+    const malformed = await keysCommand(down, 'set-plan', '3', '--plan', 'gold');
+    expect(malformed).toEqual({ code: 2, stdout: '', stderr: 'keys: --plan must be one of free, pro, business, enterprise, not "gold" (see npm run keys -- --help)\n' });
+    const unknownId = await keysCommand(testApp.database.url, 'revoke', '999999');
+    expect(unknownId).toEqual({ code: 1, stdout: '', stderr: 'keys: No API key with id 999999\n' });
   });
 
   it('refuses a plan table that names no plan with one line on stderr and exit code 1', async () => {
@@ -66,12 +76,12 @@ describeOnStore('keys command line', () => {
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'keys: Invalid configuration: RATE_LIMIT_PLANS: unknown plan "gold"\n' });
   });
 
-  it('words a refused plan or name in its own flags: one line on stderr and exit code 1', async () => {
+  it('words a plan and numbers that cannot go together in its own flags: one line on stderr and exit code 2', async () => {
     const result = await keysCommand(testApp.database.url, 'create', '--plan', 'enterprise', '--per-minute', '5');
     expect(result).toEqual({
-      code: 1,
+      code: 2,
       stdout: '',
-      stderr: 'keys: an enterprise key needs --per-minute N and --per-day N (integers from 1 to 4294967295)\n',
+      stderr: 'keys: an enterprise key needs --per-minute N and --per-day N (integers from 1 to 4294967295) (see npm run keys -- --help)\n',
     });
   });
 
@@ -81,9 +91,9 @@ describeOnStore('keys command line', () => {
     [['create', '--plan', 'pro', '--name', 'x'.repeat(101)], '--name must have at most 100 characters'],
     [['create', '--plan', 'pro', '--account', ' '], '--account needs a name of 1 to 100 characters'],
     [['set-plan', '1', '--plan', 'enterprise'], 'an enterprise key needs --per-minute N and --per-day N (integers from 1 to 4294967295)'],
-  ])('refuses %p in the words of its flags', async (argv, message) => {
+  ])('refuses %p in the words of its flags, as a usage error', async (argv, message) => {
     const attempt = cli(...argv);
-    await expect(attempt).rejects.toThrow(RefusedError);
+    await expect(attempt).rejects.toThrow(UsageError);
     await expect(attempt).rejects.toThrow(new RegExp(`^${message.replace(/[()]/g, '\\$&')}$`));
   });
 

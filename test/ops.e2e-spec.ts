@@ -90,6 +90,18 @@ describeOnStore('operational endpoints', () => {
       expect(sample(await metricsText(), series)).toBe(before + 1);
     });
 
+    it('serves the docs page from /docs/index.html too, by sending it to /docs/, where every file it names is found', async () => {
+      const index = await anonymous.get('/docs/index.html');
+      expect(index.status).toBe(301);
+      expect(index.headers.location).toBe('./');
+      const page = await anonymous.get('/docs/');
+      expect(page.status).toBe(200);
+      const files = [...page.text.matchAll(/(?:href|src)="([^"]+)"/g)].map(([, file]) => new URL(file, 'http://host/docs/').pathname);
+      expect(files.length).toBeGreaterThan(0);
+      expect(files.filter((file) => file.startsWith('/docs/docs/'))).toEqual([]);
+      for (const file of files) expect([file, (await anonymous.get(file)).status]).toEqual([file, 200]);
+    });
+
     it('counts unknown paths under one route label, so labels cannot multiply', async () => {
       const series = 'http_requests_total{method="GET",route="unmatched",status="404"}';
       const before = sample(await metricsText(), series);

@@ -56,6 +56,13 @@ describe('loadConfig', () => {
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '0' }, /^Invalid configuration: DATABASE_STATEMENT_TIMEOUT_MS: must be an integer from 100 to 3600000$/],
     [{ LOG_FORMAT: 'text' }, /^Invalid configuration: LOG_FORMAT: must be json or pretty$/],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /^Invalid configuration: OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/],
+    [{ DATABASE_URL: 'mysql://u:secret@db:3306' }, /^Invalid configuration: DATABASE_URL: names no database; add it after the address, as in mysql:\/\/user:pass@host:3306\/animal_store$/],
+    [{ DATABASE_URL: 'mysql://u:secret@db:3306/' }, /^Invalid configuration: DATABASE_URL: names no database/],
+    [{ DATABASE_URL: 'mariadb://u@db1:3306,db2:3306' }, /^Invalid configuration: DATABASE_URL: names no database/],
+    [{ CORS_ORIGINS: 'notaurl' }, /^Invalid configuration: CORS_ORIGINS: must list origins as a browser sends them, .*; "notaurl" is not one$/],
+    [{ CORS_ORIGINS: 'https://shop.example, https://shop.example/app' }, /CORS_ORIGINS: .*"https:\/\/shop.example\/app" is not one$/],
+    [{ CORS_ORIGINS: 'https://shop.example/' }, /CORS_ORIGINS: .*"https:\/\/shop.example\/" is not one$/],
+    [{ CORS_ORIGINS: 'ftp://files.example' }, /CORS_ORIGINS: /],
   ])('stops on %p with one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

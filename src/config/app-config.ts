@@ -89,7 +89,16 @@ class EnvironmentVariables {
   @Transform(toInt) @IsIntBetween(1024) BODY_LIMIT_BYTES = 16_384;
   @IsOptional() @IsString() TRUST_PROXY?: string;
   @Transform(toBool) @IsBoolean() ALLOW_SQLITE_IN_PRODUCTION = false;
-  @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
+  @Transform(toList)
+  @ValidateBy({
+    name: 'isOriginList',
+    validator: {
+      validate: (value) => Array.isArray(value) && value.every(isOrigin),
+      defaultMessage: (args) =>
+        `CORS_ORIGINS must list origins as a browser sends them, scheme://host[:port] with no path, such as https://shop.example.com; "${(args?.value as unknown[]).find((origin) => !isOrigin(origin))}" is not one`,
+    },
+  })
+  CORS_ORIGINS: string[] = [];
   @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) IDEMPOTENCY_TTL_SECONDS = 86_400;
   @Transform(toInt) @IsIntBetween(1, 3_650) USAGE_RETENTION_DAYS = 90;
@@ -115,7 +124,7 @@ function isProxyAddress(entry: string): boolean {
 /**
  * `true` would let any client write its own address into X-Forwarded-For; a
  * hop count cannot tell a proxy from a client that connects directly, and
- * Fastify ignores it (docs/adr/0045): both are refused, with what to set.
+ * Fastify ignores it (docs/adr/0049): both are refused, with what to set.
  */
 function parseTrustProxy(value: string | undefined): TrustProxy {
   if (value === undefined || value === 'false') return false;
@@ -125,6 +134,17 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
   const wrong = entries.find((entry) => !isProxyAddress(entry));
   if (wrong !== undefined) throw invalidConfiguration('TRUST_PROXY', `"${wrong}" is not an IP address or CIDR range; ${TRUST_PROXY_EXAMPLE}`);
   return entries;
+}
+
+/** Whether `value` is an origin as a browser's Origin header names it: http(s), a host, maybe a port, and nothing after. */
+function isOrigin(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** A Redis Cluster seed node, as REDIS_CLUSTER_NODES lists them. */
@@ -236,6 +256,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   if (MYSQL_URL.test(vars.DATABASE_URL)) checkDatabaseNodes(vars.DATABASE_URL);
+  if (MYSQL_URL.test(vars.DATABASE_URL) && !/^[a-z]+:\/\/[^/]+\/[^/?#]+/.test(vars.DATABASE_URL)) {
+    throw invalidConfiguration('DATABASE_URL', 'names no database; add it after the address, as in mysql://user:pass@host:3306/animal_store');
+  }
   if (vars.DATABASE_REPLICA_URLS && !MYSQL_URL.test(vars.DATABASE_URL)) {
     throw invalidConfiguration('DATABASE_REPLICA_URLS', 'read replicas need a MySQL or MariaDB DATABASE_URL');
   }

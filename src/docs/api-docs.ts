@@ -147,8 +147,15 @@ const DOCS_FILES = new Set([
   'favicon-16x16.png',
 ]);
 
+/** The page's other address: @nestjs/swagger serves it there with its files named relative to /docs/docs/, where none is served. */
+const INDEX_PATH = `/${DOCS_PATH}/index.html`;
+
 /** `GET /docs` (Swagger UI, served from the package's own files) and `GET /docs/openapi.json`. */
 export function setupApiDocs(app: INestApplication): void {
+  // Sent to the page's own address (relative, so a proxy's path prefix is kept), whose file paths resolve under /docs/.
+  (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onRequest', async (request, reply) => {
+    if (request.url === INDEX_PATH || request.url.startsWith(`${INDEX_PATH}?`)) await reply.redirect('./', 301);
+  });
   (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onRequest', (request, _reply, done) => {
     const path = request.url.split('?')[0];
     const prefix = `/${DOCS_PATH}/`;

@@ -6,11 +6,14 @@ import { ApiKeyRepository } from '../domain/api-key.repository';
 import { isNamedBy, KeyChange } from '../domain/key-change';
 import { hashApiKeySecret, hashesMatch, looksLikeApiKeySecret } from '../domain/api-key-secret';
 
+/** The promise of the specification's decisions: a change to a key (revoke, set-plan, roll) holds on every instance within this. */
+export const KEY_CHANGES_HOLD_WITHIN_SECONDS = 5;
+
 /**
- * How long a verified (or refused) key is trusted without asking the store.
- * Revocations and plan changes take effect on every instance within this time.
+ * How long a verified (or refused) key is trusted without asking the store:
+ * a second under the promise, so a lookup that is slow to answer still keeps it.
  */
-export const KEY_CACHE_TTL_MS = 4_000;
+export const KEY_CACHE_TTL_MS = KEY_CHANGES_HOLD_WITHIN_SECONDS * 1_000 - 1_000;
 /** Verified keys kept; refused ones are kept apart, in as many places, so that no miss can push a verified key out. */
 export const KEY_CACHE_MAX_ENTRIES = 10_000;
 /**
