@@ -27,6 +27,7 @@ function serverEnv(database: BenchDatabase, port: number): NodeJS.ProcessEnv {
     PORT: String(port),
     HOST: '127.0.0.1',
     APP_ENV: 'production',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}/v1`,
     NODE_ENV: 'production',
     ALLOW_SQLITE_IN_PRODUCTION: 'true',
     LOG_LEVEL: 'warn',

@@ -1,5 +1,5 @@
 // Runs `nest build` only when dist/ is missing or older than a source file, so
-// commands that run the built code (npm run keys) start at once on a built tree.
+// commands that run the built code (npm start, migrate, keys, backup) start at once on a built tree.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync } = require('node:fs');

@@ -14,6 +14,7 @@ import { OrdersModule } from './orders/orders.module';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
 import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { UsageModule } from './usage/usage.module';
 
 /** The service: its modules on the configuration main.ts loaded, and what every route goes through. */
 @Module({})
@@ -21,7 +22,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, PetsModule, OrdersModule],
+      imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, UsageModule, PetsModule, OrdersModule],
       providers: [
         AccessGuard,
         // Global guards run in the order listed, for every route: the rate limits count the request against its

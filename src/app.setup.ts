@@ -6,6 +6,7 @@ import { setupApiDocs } from './docs/api-docs';
 import {
   answerClientError,
   answerFrameworkError,
+  refuseRepeatedHost,
   refuseRequestWithoutHost,
   refuseUnmetExpectation,
   routeExpectations,
@@ -23,7 +24,7 @@ const EXPIRY_CHECK_MS = 1_000;
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: config.trustProxy && [...config.trustProxy],
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     genReqId: (request: IncomingMessage) => requestIdFor(request.headers['x-request-id']),
     // Requests arriving while the server drains get the Error body from configureOperations instead.
@@ -45,6 +46,7 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   trackResponsesDue(adapter.getInstance().server);
   // After the request hooks, so the answer carries the security headers and request id like any other.
   adapter.getInstance().addHook('preParsing', refuseRequestWithoutHost);
+  adapter.getInstance().addHook('preParsing', refuseRepeatedHost);
   routeExpectations(adapter.getInstance().server);
   adapter.getInstance().addHook('preParsing', refuseUnmetExpectation);
   return adapter;

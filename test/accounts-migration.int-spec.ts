@@ -136,11 +136,12 @@ describe.each(reachableStores())('key and account migrations [%s]', (store) => {
       expiresAt: null,
     });
     expect(reader.scopes).toEqual(['pets:read']);
+    // Both pet scopes, the old default, count as every scope since the EveryScope migration.
     expect((await repository.list()).map((key) => [key.name, key.scopes])).toEqual([
-      ['old', ['pets:read', 'pets:write']],
+      ['old', ['*']],
       ['reader', ['pets:read']],
     ]);
-    await expect(repository.findByHash('f'.repeat(64))).resolves.toMatchObject({ key: { scopes: ['pets:read', 'pets:write'] } });
+    await expect(repository.findByHash('f'.repeat(64))).resolves.toMatchObject({ key: { scopes: ['*'] } });
 
     await undoFrom(migrated, SCOPES_MIGRATION);
     const columns = (await migrated.query('SELECT * FROM api_keys WHERE id = 1')) as Array<Record<string, unknown>>;

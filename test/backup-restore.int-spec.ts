@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,13 +8,14 @@ import { ApiKeysService } from '../src/auth/application/api-keys.service';
 import { runBackupCli } from '../src/database/backup/backup-cli';
 import { createDataSourceOptions } from '../src/database/database-options';
 import { runMigrations } from '../src/database/run-migrations';
+import { RESTORE_RULES } from '../src/restore-rules';
 import { ApiClient } from './support/api-client';
 import { createTestApp, TestApp } from './support/test-app';
 import { createTestDatabase, TestDatabase, TestStore } from './support/test-database';
 
 const ROOT = join(__dirname, '..');
 const mysqlUp = process.env.MYSQL_AVAILABLE === '1';
-const TABLE_KEYS: Readonly<Record<string, string>> = { accounts: 'id', api_keys: 'id', idempotency_records: 'api_key_id, idempotency_key', orders: 'id', pets: 'id' };
+const TABLE_KEYS: Readonly<Record<string, string>> = { accounts: 'id', api_key_usage: 'key_id, day', api_keys: 'id', idempotency_records: 'api_key_id, idempotency_key', orders: 'id', pets: 'id' };
 const SEEDED_PETS = 20_000;
 
 interface Outcome {
@@ -35,7 +37,7 @@ function command(name: 'backup' | 'restore', file: string, databaseUrl: string):
 /** The same command in this process, for refusals that need no separate process to show. */
 async function restoreInProcess(file: string, databaseUrl: string): Promise<string> {
   try {
-    await runBackupCli('restore', [file], () => databaseUrl, { line: () => undefined, note: () => undefined });
+    await runBackupCli('restore', [file], () => databaseUrl, { line: () => undefined, note: () => undefined }, RESTORE_RULES);
   } catch (error) {
     return (error as Error).message;
   }
@@ -70,7 +72,7 @@ async function everyRow(url: string): Promise<Record<string, Array<Record<string
 
 /** Counts as the summary line gives them, written out here on their own; a refusal names only the tables that have rows. */
 function summaryOf(rows: Record<string, unknown[]>, onlyWithRows = false): string {
-  const labels = { accounts: 'accounts', api_keys: 'api keys', idempotency_records: 'idempotency records', orders: 'orders', pets: 'pets' };
+  const labels = { accounts: 'accounts', api_key_usage: 'api key usage', api_keys: 'api keys', idempotency_records: 'idempotency records', orders: 'orders', pets: 'pets' };
   return Object.entries(labels)
     .filter(([table]) => !onlyWithRows || rows[table].length > 0)
     .map(([table, label]) => `${rows[table].length.toLocaleString('en-US')} ${label}`)
@@ -80,6 +82,34 @@ function summaryOf(rows: Record<string, unknown[]>, onlyWithRows = false): strin
 async function rowCounts(url: string): Promise<Record<string, number>> {
   const rows = await everyRow(url);
   return Object.fromEntries(Object.entries(rows).map(([table, list]) => [table, list.length]));
+}
+
+/**
+ * Everything a restore could change in a store: every row of every table,
+ * TypeORM's migrations and SQLite's counters included, and MySQL's counters.
+ */
+async function storeState(url: string): Promise<Record<string, unknown>> {
+  const dataSource = await openStore(url);
+  try {
+    const sqlite = dataSource.options.type === 'better-sqlite3';
+    const names = sqlite
+      ? "SELECT name, NULL AS next FROM sqlite_master WHERE type = 'table' ORDER BY name"
+      : 'SELECT TABLE_NAME AS name, AUTO_INCREMENT AS next FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME';
+    const state: Record<string, unknown> = {};
+    for (const { name, next } of (await dataSource.query(names)) as Array<{ name: string; next: unknown }>) {
+      const rows = (await dataSource.query(`SELECT * FROM ${dataSource.driver.escape(name)} ORDER BY 1`)) as Array<Record<string, unknown>>;
+      state[name] = { next: next === null ? null : Number(next), rows: rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, normalised(v)]))) };
+    }
+    return state;
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/** A backup's lines with a checksum line of their own, as whoever edits a backup by hand can write one. */
+function sealed(lines: readonly string[]): string {
+  const content = lines.map((line) => `${line}\n`).join('');
+  return `${content}{"sha256":"${createHash('sha256').update(content).digest('hex')}"}\n`;
 }
 
 async function migratedEmptyStore(store: TestStore): Promise<TestDatabase> {
@@ -93,7 +123,7 @@ async function migratedEmptyStore(store: TestStore): Promise<TestDatabase> {
 async function seedPets(dataSource: DataSource, count: number): Promise<void> {
   const statuses = ['available', 'pending', 'sold'];
   for (let first = 0; first < count; first += 500) {
-    const rows = Array.from({ length: Math.min(500, count - first) }, (_, i) => [`Rex "${first + i}" l'été 🐕`, (first + i) % 40, statuses[(first + i) % 3]]);
+    const rows = Array.from({ length: Math.min(500, count - first) }, (_, i) => [`Rex "${first + i}" l'été 🐕`, ((first + i) % 40) + 1, statuses[(first + i) % 3]]);
     await dataSource.query(`INSERT INTO pets (name, category_id, status) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}`, rows.flat());
   }
 }
@@ -126,7 +156,8 @@ async function until(condition: () => boolean, what: string, timeoutMs = 20_000)
   }
 }
 
-const lastLine = (file: string) => JSON.parse(readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!) as { nextIds: Record<string, number> };
+/** The trailer: the line before the checksum line. */
+const lastLine = (file: string) => JSON.parse(readFileSync(file, 'utf8').trimEnd().split('\n').at(-2)!) as { nextIds: Record<string, number> };
 
 interface Keys {
   /** Read-only, expiring, in the named account "shop" with a second key. */
@@ -264,6 +295,10 @@ for (const store of ['sqlite', 'mysql'] as const) {
       expect(backup.code).toBe(0);
       const expected = await everyRow(sourceDatabase.url);
       expect(backup.stdout).toBe(`Backed up ${sourceDatabase.url} to ${file}: ${summaryOf(expected)}\n`);
+      // Its last line is the SHA-256 of every line before it.
+      const written = readFileSync(file, 'utf8').trimEnd().split('\n');
+      expect(`${written.join('\n')}\n`).toBe(sealed(written.slice(0, -1)));
+      expect(written.at(-1)).toMatch(/^\{"sha256":"[0-9a-f]{64}"\}$/);
 
       const targets = [await newDatabase(), ...(store === 'sqlite' && mysqlUp ? [await newDatabase('mysql')] : [])];
       for (const target of targets) {
@@ -287,23 +322,32 @@ for (const store of ['sqlite', 'mysql'] as const) {
 
     describe('refuses, in one line, and leaves the store as it was', () => {
       let target: TestDatabase;
+      let targetBefore: Record<string, unknown>;
+      /** The backup's lines up to its trailer; its checksum line apart. */
       let lines: string[];
+      let checksum: string;
       const variant = (name: string, text: string) => {
         const path = join(folder, name);
         writeFileSync(path, text);
         return path;
       };
-      const emptyCounts = { accounts: 0, api_keys: 0, idempotency_records: 0, orders: 0, pets: 0 };
 
       beforeAll(async () => {
         if (!existsSync(file)) expect(await command('backup', file, sourceDatabase.url)).toMatchObject({ code: 0 });
         lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+        checksum = lines.pop()!;
+        // An empty store that has been used: its migrations ran and its pets counter moved, which a refusal must leave as they are.
         target = await migratedEmptyStore(store);
         databases.push(target);
+        const used = await openStore(target.url);
+        await used.query("INSERT INTO pets (name, category_id, status) VALUES ('gone', 1, 'sold')");
+        await used.query('DELETE FROM pets');
+        await used.destroy();
+        targetBefore = await storeState(target.url);
       }, 60_000);
 
       afterEach(async () => {
-        expect(await rowCounts(target.url)).toEqual(emptyCounts);
+        expect(await storeState(target.url)).toEqual(targetBefore);
       });
 
       it('a file that is not a backup, through the real command: exit code 1 and one line on stderr', async () => {
@@ -318,25 +362,44 @@ for (const store of ['sqlite', 'mysql'] as const) {
         expect(await restoreInProcess(sqliteFile, target.url)).toBe(`${sqliteFile} is not an animal-store backup`);
         const json = variant('other.json', '{"pets":[{"id":1}]}\n');
         expect(await restoreInProcess(json, target.url)).toBe(`${json} is not an animal-store backup`);
-        const later = variant('later.backup', [lines[0].replace('"version":1', '"version":2'), ...lines.slice(1)].join('\n'));
-        expect(await restoreInProcess(later, target.url)).toBe(`${later} is a backup of format version 2; this release reads version 1`);
+        const later = variant('later.backup', sealed([lines[0].replace('"version":2', '"version":3'), ...lines.slice(1)]));
+        expect(await restoreInProcess(later, target.url)).toBe(`${later} is a backup of format version 3; this release reads versions 1 and 2`);
       });
 
       it('a backup taken at another migration than this release makes', async () => {
         const { migration } = JSON.parse(lines[0]) as { migration: string };
-        const older = variant('older.backup', [lines[0].replace(`"migration":"${migration}"`, '"migration":"CreatePets1763683200000"'), ...lines.slice(1)].join('\n'));
+        const older = variant('older.backup', sealed([lines[0].replace(`"migration":"${migration}"`, '"migration":"CreatePets1763683200000"'), ...lines.slice(1)]));
         expect(await restoreInProcess(older, target.url)).toBe(
           `${older} was taken at migration CreatePets1763683200000, and this release migrates a store to ${migration}: restore it with the release that took it`,
         );
       });
 
-      it('a backup cut short, or with a damaged row', async () => {
-        const cut = variant('cut.backup', `${lines.slice(0, -1).join('\n')}\n`);
-        expect(await restoreInProcess(cut, target.url)).toBe(`${cut} is cut short: its last line is missing`);
+      it('a backup cut short, before or within its checksum line, or with a line changed since it was written', async () => {
+        const whole = `${[...lines, checksum].join('\n')}\n`;
+        const cut = variant('cut.backup', `${lines.join('\n')}\n`);
+        expect(await restoreInProcess(cut, target.url)).toBe(`${cut} is cut short: it ends before its checksum line`);
+        const halfway = variant('halfway.backup', whole.slice(0, Math.floor(whole.length / 2)));
+        expect(await restoreInProcess(halfway, target.url)).toBe(`${halfway} is cut short: it ends before its checksum line`);
+        const mid = variant('mid.backup', whole.slice(0, -20));
+        expect(await restoreInProcess(mid, target.url)).toBe(`${mid} is cut short: it ends before its checksum line`);
+
+        const at = lines.findIndex((line) => line.startsWith('{"table":"pets"'));
+        const changed = [...lines];
+        changed[at] = changed[at].replace(/"category_id":(\d+)/, (_, id: string) => `"category_id":${Number(id) + 1}`);
+        const altered = variant('altered.backup', `${[...changed, checksum].join('\n')}\n`);
+        const notMatching = `${altered} does not match its checksum: a line was changed, added or removed since it was written`;
+        expect(await restoreInProcess(altered, target.url)).toBe(notMatching);
+        const dropped = variant('dropped.backup', `${[...lines.slice(0, at), ...lines.slice(at + 1), checksum].join('\n')}\n`);
+        expect(await restoreInProcess(dropped, target.url)).toBe(notMatching.replace(altered, dropped));
+        // Through the real command too: one line, exit code 1.
+        expect(await command('restore', altered, target.url)).toEqual({ code: 1, stdout: '', stderr: `restore: ${notMatching}\n` });
+      }, 60_000);
+
+      it('a damaged row under a checksum that matches it', async () => {
         const at = lines.findIndex((line) => line.startsWith('{"table":"pets"'));
         const damaged = [...lines];
         damaged[at] = damaged[at].replace(/"category_id":(\d+)/, '"category_id":"$1"');
-        const path = variant('damaged.backup', damaged.join('\n'));
+        const path = variant('damaged.backup', sealed(damaged));
         expect(await restoreInProcess(path, target.url)).toBe(`${path} is damaged at line ${at + 1}: pets.category_id is not an integer`);
       });
 
@@ -345,17 +408,107 @@ for (const store of ['sqlite', 'mysql'] as const) {
         const at = lines.findIndex((line) => line.startsWith('{"table":"api_keys"'));
         const trailer = JSON.parse(lines.at(-1)!) as { rows: Record<string, number> };
         trailer.rows.api_keys++;
-        const twice = variant('twice.backup', [...lines.slice(0, at + 1), lines[at], ...lines.slice(at + 1, -1), JSON.stringify(trailer)].join('\n'));
+        const twice = variant('twice.backup', sealed([...lines.slice(0, at + 1), lines[at], ...lines.slice(at + 1, -1), JSON.stringify(trailer)]));
         const code = store === 'sqlite' ? 'SQLITE_CONSTRAINT_PRIMARYKEY' : 'ER_DUP_ENTRY';
         expect(await restoreInProcess(twice, target.url)).toBe(`the store refused a row of api_keys (${code}); nothing was restored`);
       });
+
+      describe('a row the service would refuse, named by its line, its id and the rule', () => {
+        /** The backup with the first row of `table` that `pick` accepts changed by `edit`, sealed again as a hand editor would. */
+        const edited = (name: string, table: string, edit: (row: Record<string, unknown>) => void, pick: (row: Record<string, unknown>) => boolean = () => true) => {
+          const at = lines.findIndex((line) => line.startsWith(`{"table":"${table}"`) && pick((JSON.parse(line) as { row: Record<string, unknown> }).row));
+          expect(at).toBeGreaterThan(0);
+          const { row } = JSON.parse(lines[at]) as { row: Record<string, unknown> };
+          edit(row);
+          const changed = [...lines];
+          changed[at] = JSON.stringify({ table, row });
+          return { path: variant(name, sealed(changed)), line: at + 1, row };
+        };
+
+        it.each<[string, string, (row: Record<string, unknown>) => void, string]>([
+          ['a pet name of 5,000 characters', 'pets', (row) => (row.name = 'R'.repeat(5_000)), 'name must have 1 to 255 characters and not be only white space'],
+          ['a pet name with a control character', 'pets', (row) => (row.name = 'Rex\u0007'), 'name must not contain control or bidirectional formatting characters (found U+0007)'],
+          ['a pet name with a right-to-left override', 'pets', (row) => (row.name = '\u202eRex'), 'name must not contain control or bidirectional formatting characters (found U+202E)'],
+          ['a negative category', 'pets', (row) => (row.category_id = -3), 'categoryId must be an integer from 1 to 9007199254740991'],
+          ['a status outside the enumeration', 'pets', (row) => (row.status = 'lost'), 'status must be one of available, pending, sold'],
+          ['a pet id of 0', 'pets', (row) => (row.id = 0), 'id must be an integer from 1 to 9007199254740991'],
+        ])('%s', async (_case, table, edit, rule) => {
+          const { path, line, row } = edited(`${table}-${_case.replace(/\W+/g, '-')}.backup`, table, edit);
+          expect(await restoreInProcess(path, target.url)).toBe(`${path} breaks a rule at line ${line} (${table} id ${String(row.id)}): ${rule}`);
+        });
+
+        it('an enterprise account limited to -5 a minute, through the real command, into a store with rows: which keeps them all', async () => {
+          const { path, line, row } = edited('minus-five.backup', 'accounts', (account) => (account.per_minute = -5), (account) => account.plan === 'enterprise');
+          const refusal = `${path} breaks a rule at line ${line} (accounts id ${String(row.id)}): an enterprise plan needs perMinute and perDay (integers from 1 to 4294967295)`;
+          expect(await command('restore', path, target.url)).toEqual({ code: 1, stdout: '', stderr: `restore: ${refusal}\n` });
+          const before = await storeState(sourceDatabase.url);
+          expect(await command('restore', path, sourceDatabase.url)).toEqual({ code: 1, stdout: '', stderr: `restore: ${refusal}\n` });
+          expect(await storeState(sourceDatabase.url)).toEqual(before);
+        }, 60_000);
+
+        it.each<[string, string, (row: Record<string, unknown>) => void, string, (row: Record<string, unknown>) => boolean]>([
+          ['limits beyond their column', 'accounts', (row) => (row.per_day = 2 ** 32), 'an enterprise plan needs perMinute and perDay (integers from 1 to 4294967295)', (row) => row.plan === 'enterprise'],
+          ['limits on a plan without its own', 'accounts', (row) => (row.per_minute = 5), 'perMinute and perDay apply to the enterprise plan only', (row) => row.plan !== 'enterprise'],
+          ['an unknown plan', 'accounts', (row) => (row.plan = 'platinum'), 'unknown plan "platinum"; use one of free, pro, business, enterprise', () => true],
+          ["an account name kept for keys' own accounts", 'accounts', (row) => (row.name = 'key-1'), 'account names like "key-1" are kept for keys\' own accounts', (row) => row.name !== null],
+          ['an account with both a name and an owner', 'accounts', (row) => (row.name = 'both'), 'an account has a name or an owner key, not both or neither', (row) => row.owner_key_id !== null],
+          ['an unknown scope', 'api_keys', (row) => (row.scopes = 'pets:read admin:all'), 'unknown scope "admin:all"; a key may have pets:read, pets:write', () => true],
+          ['a key hash that is not one', 'api_keys', (row) => (row.key_hash = 'Z'.repeat(64)), 'key_hash must be a SHA-256 hash in 64 lower-case hex digits', () => true],
+          ['a key name of 101 characters', 'api_keys', (row) => (row.name = 'k'.repeat(101)), "a key's name has at most 100 characters", () => true],
+        ])('%s', async (_case, table, edit, rule, pick) => {
+          const { path, line, row } = edited(`${table}-${_case.replace(/\W+/g, '-')}.backup`, table, edit, pick);
+          expect(await restoreInProcess(path, target.url)).toBe(`${path} breaks a rule at line ${line} (${table} id ${String(row.id)}): ${rule}`);
+        });
+
+        it.each<[string, (row: Record<string, unknown>) => void, string]>([
+          ['a stored body that is not JSON', (row) => (row.response_body = '{"id":'), 'a stored answer has a JSON body'],
+          ['a stored status that is no success', (row) => (row.status_code = 500), 'a stored answer has a success status, 200 to 299'],
+          ['an idempotency key the header would refuse', (row) => (row.idempotency_key = 'é'), 'idempotency_key must be 1 to 255 printable ASCII characters, as the Idempotency-Key header'],
+        ])('an idempotency record with %s', async (_case, edit, rule) => {
+          const { path, line, row } = edited(`record-${_case.replace(/\W+/g, '-')}.backup`, 'idempotency_records', edit);
+          expect(await restoreInProcess(path, target.url)).toBe(`${path} breaks a rule at line ${line} (idempotency_records api_key_id ${String(row.api_key_id)}): ${rule}`);
+        });
+
+        it('a next id that would hand out ids beyond 2^53 - 1, in the last line or from a row', async () => {
+          const trailer = JSON.parse(lines.at(-1)!) as { nextIds: Record<string, number> };
+          trailer.nextIds.pets = 2 ** 53 - 1;
+          const counter = variant('counter.backup', sealed([...lines.slice(0, -1), JSON.stringify(trailer)]));
+          expect(await restoreInProcess(counter, target.url)).toBe(
+            `${counter} breaks a rule at line ${lines.length}: the next pets id would be 9007199254740991, which leaves too few ids below 2^53 - 1 (at most 9007194959773696)`,
+          );
+          const { path } = edited('last-id.backup', 'pets', (row) => (row.id = 2 ** 53 - 1), () => true);
+          expect(await restoreInProcess(path, target.url)).toBe(
+            `${path} breaks a rule at line ${lines.length}: the next pets id would be 9007199254740992, which leaves too few ids below 2^53 - 1 (at most 9007194959773696)`,
+          );
+        });
+      });
+
+      it('a backup written before the checksum still restores, with one line saying it carries none', async () => {
+        const old = variant('old.backup', `${[lines[0].replace('"version":2', '"version":1'), ...lines.slice(1)].join('\n')}\n`);
+        const restored = await newDatabase();
+        const outcome = await command('restore', old, restored.url);
+        expect(outcome).toEqual({
+          code: 0,
+          stdout: expect.stringMatching(new RegExp(`^Restored ${old} .* into ${restored.url}: `)),
+          stderr: `${old} carries no checksum (format version 1): its rows were checked against every rule, its bytes could not be\n`,
+        });
+        expect(await rowCounts(restored.url)).toEqual((JSON.parse(lines.at(-1)!) as { rows: Record<string, number> }).rows);
+        // Its rules still hold: a changed row is refused as such.
+        const bad = [...lines];
+        bad[0] = lines[0].replace('"version":2', '"version":1');
+        const at = bad.findIndex((line) => line.startsWith('{"table":"pets"'));
+        bad[at] = bad[at].replace(/"category_id":\d+/, '"category_id":-1');
+        const path = variant('old-bad.backup', `${bad.join('\n')}\n`);
+        expect(await restoreInProcess(path, target.url)).toMatch(new RegExp(`^${path} breaks a rule at line ${at + 1} \\(pets id \\d+\\): categoryId must be`));
+      }, 60_000);
 
       it('a backup over a file that is not a backup, such as the store itself', async () => {
         const notes = variant('keep.txt', 'not a backup\n');
         const targets = [notes, ...(store === 'sqlite' ? [sourceDatabase.url.slice('sqlite:'.length)] : [])];
         for (const path of targets) {
           const before = readFileSync(path);
-          await expect(runBackupCli('backup', [path], () => sourceDatabase.url, { line: () => undefined, note: () => undefined })).rejects.toThrow(
+          const out = { line: () => undefined, note: () => undefined };
+          await expect(runBackupCli('backup', [path], () => sourceDatabase.url, out, RESTORE_RULES)).rejects.toThrow(
             `${path} exists and is not a backup: name a new file`,
           );
           expect(readFileSync(path).equals(before)).toBe(true);

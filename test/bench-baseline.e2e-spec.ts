@@ -21,6 +21,8 @@ const BY_FORM: Record<string, RegExp> = {
   date: /GMT$/,
   // A digest of the body and the Link, whose origin names each server's own port.
   etag: /^"[A-Za-z0-9_-]{22}"$/,
+  // A new pet's address, whose id differs between the two servers' creates.
+  location: /^<origin>\/v1\/pets\/\d+$/,
   'x-ratelimit-limit': /^\d+$/,
   'x-ratelimit-remaining': /^\d+$/,
   'x-ratelimit-reset': /^\d+$/,
@@ -89,7 +91,15 @@ async function startBenchServer(databaseUrl: string, apiKey: string, floorParts?
   const script = floorParts === undefined ? 'bench/baseline/server.ts' : 'bench/floor/server.ts';
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', script], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, BENCH_API_KEY: apiKey, FLOOR_PARTS: floorParts?.join(',') },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      DATABASE_URL: databaseUrl,
+      BENCH_API_KEY: apiKey,
+      FLOOR_PARTS: floorParts?.join(','),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let printed = '';
@@ -110,10 +120,10 @@ describeOnStore('the bench baseline answers as the service does', () => {
   let service: string;
 
   beforeAll(async () => {
-    testApp = await createTestApp();
-    await testApp.app.listen(0, '127.0.0.1');
-    const { port } = testApp.app.getHttpServer().address() as { port: number };
+    const port = await freePort();
     service = `http://127.0.0.1:${port}`;
+    testApp = await createTestApp({ env: { PUBLIC_BASE_URL: `${service}/v1` } });
+    await testApp.app.listen(port, '127.0.0.1');
     for (let i = 1; i <= 45; i++) {
       await testApp.client.post('/v1/pets', { name: `Pet ${i}`, categoryId: i, status: i % 3 ? 'available' : 'sold' });
     }

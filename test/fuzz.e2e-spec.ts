@@ -30,8 +30,11 @@ interface GeneratedRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   headers: Record<string, string>;
-  payload?: string;
+  /** Raw bytes where the body need not be UTF-8. */
+  payload?: string | Buffer;
   caller: Caller['kind'];
+  /** A body that must never be stored, whatever else the request carries. */
+  refused?: boolean;
 }
 
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 });
@@ -83,6 +86,22 @@ const newPet = fc.record(
   { name: petName, categoryId: fc.integer({ min: 1, max: 50 }), status: fc.constantFrom('available', 'pending', 'sold') },
   { requiredKeys: ['name', 'categoryId'] },
 );
+/** A field every JavaScript object answers to without holding it: refused like any unknown field. */
+const memberName = fc.constantFrom('toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype');
+/** Arrays or objects nested around the bound on depth, and far past it. */
+const nesting = fc
+  .record({ depth: fc.oneof(fc.integer({ min: 28, max: 36 }), fc.integer({ min: 37, max: 5_000 })), objects: fc.boolean() })
+  .map(({ depth, objects }) => (objects ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}` : `${'['.repeat(depth)}${']'.repeat(depth)}`));
+/** A create's JSON as bytes with a sequence in its name that is not UTF-8. */
+const notUtf8 = fc
+  .constantFrom([0xff], [0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xe9], [0xf4, 0x90, 0x80, 0x80])
+  .map((bytes) => Buffer.concat([Buffer.from('{"name":"Re'), Buffer.from(bytes), Buffer.from('x","categoryId":1}')]));
+/** Bodies no content type or key may get stored: a field no DTO declares, or bytes that are not UTF-8. */
+const neverStored = fc.oneof(
+  fc.tuple(newPet, memberName).map(([pet, name]) => JSON.stringify(pet).replace(/^\{/, `{${JSON.stringify(name)}:1,`)),
+  fc.tuple(newPet, nesting).map(([pet, pad]) => JSON.stringify(pet).replace(/^\{/, `{"pad":${pad},`)),
+  notUtf8,
+);
 const body = fc.oneof(
   { weight: 6, arbitrary: newPet.map((pet) => JSON.stringify(pet)) },
   { weight: 4, arbitrary: petFields.map((fields) => JSON.stringify(fields)) },
@@ -99,13 +118,17 @@ const contentType = fc.option(
   { freq: 6 },
 );
 
+let keySequence = 0;
+/** The list's parameters, an unknown one, and unknown ones named after object members. */
+const queryName = fc.constantFrom('limit', 'status', 'cursor', 'x', 'toString', '__proto__');
+
 function requestArbitrary(apiKey: string): fc.Arbitrary<GeneratedRequest> {
   const headers = (caller: Caller, type: string | null) => ({
     ...(caller.header === undefined ? {} : { authorization: caller.header }),
     ...(type === null ? {} : { 'content-type': type }),
   });
   const list = fc
-    .record({ caller: callerArbitrary(apiKey), params: fc.array(fc.tuple(fc.constantFrom('limit', 'status', 'cursor', 'x'), fc.oneof(decimal, urlText)), { maxLength: 4 }) })
+    .record({ caller: callerArbitrary(apiKey), params: fc.array(fc.tuple(queryName, fc.oneof(decimal, urlText)), { maxLength: 4 }) })
     .map(({ caller, params }): GeneratedRequest => ({
       method: 'GET',
       url: `/v1/pets${params.length ? '?' : ''}${params.map(([key, value]) => `${key}=${value}`).join('&')}`,
@@ -115,11 +138,31 @@ function requestArbitrary(apiKey: string): fc.Arbitrary<GeneratedRequest> {
   const get = fc
     .record({ caller: callerArbitrary(apiKey), id: fc.oneof(decimal, urlText, fc.constantFrom('1'.repeat(101), '9'.repeat(300))) })
     .map(({ caller, id }): GeneratedRequest => ({ method: 'GET', url: `/v1/pets/${id}`, headers: headers(caller, null), caller: caller.kind }));
+  // A fresh Idempotency-Key must change nothing about how a body is judged.
+  const idempotencyKey = fc.option(fc.constant(undefined).map(() => `fuzz-${++keySequence}`), { freq: 2 });
   const create = fc
-    .record({ caller: callerArbitrary(apiKey), payload: body, type: contentType })
-    .map(({ caller, payload, type }): GeneratedRequest => ({ method: 'POST', url: '/v1/pets', headers: headers(caller, type), payload, caller: caller.kind }));
+    .record({
+      caller: callerArbitrary(apiKey),
+      payload: fc.oneof(
+        { weight: 4, arbitrary: body.map((text) => ({ text, refused: false })) },
+        { weight: 1, arbitrary: neverStored.map((text) => ({ text, refused: true })) },
+      ),
+      type: contentType,
+      key: idempotencyKey,
+    })
+    .map(
+      ({ caller, payload, type, key }): GeneratedRequest => ({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: { ...headers(caller, type), ...(key === null ? {} : { 'idempotency-key': key }) },
+        payload: payload.text,
+        caller: caller.kind,
+        refused: payload.refused,
+      }),
+    );
+  // Methods no route has there: a PATCH or DELETE of one pet is an operation, which would change what the last check counts.
   const other = fc
-    .record({ caller: callerArbitrary(apiKey), method: fc.constantFrom('PUT' as const, 'PATCH' as const, 'DELETE' as const), path: fc.constantFrom('/v1/pets', '/v1/pets/1', '/pets', '/v2/pets') })
+    .record({ caller: callerArbitrary(apiKey), method: fc.constantFrom('PUT' as const, 'PATCH' as const, 'DELETE' as const), path: fc.constantFrom('/v1/pets', '/pets', '/v2/pets') })
     .map(({ caller, method, path }): GeneratedRequest => ({ method, url: path, headers: headers(caller, null), caller: caller.kind }));
   return fc.oneof({ weight: 3, arbitrary: list }, { weight: 2, arbitrary: get }, { weight: 4, arbitrary: create }, { weight: 1, arbitrary: other });
 }
@@ -168,8 +211,9 @@ describeOnStore(`generated requests (FUZZ_SEED=${SEED})`, () => {
           const pet = response.body as PetBody;
           acknowledged.set(pet.id, pet);
         }
-        const broken = brokenInvariant(response, request.caller);
-        if (broken) throw new Error(`${request.method} ${request.url} got ${broken}`);
+        const stored = request.refused && response.status < 300 ? `a ${response.status} for a body it must refuse` : undefined;
+        const broken = brokenInvariant(response, request.caller) ?? stored;
+        if (broken) throw new Error(`${request.method} ${request.url} ${String(request.payload).slice(0, 200)} got ${broken}`);
       }),
       runOptions(RUNS),
     );

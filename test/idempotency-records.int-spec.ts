@@ -11,9 +11,10 @@ import { reachableStores, TestStore } from './support/test-database';
 const NOW = 1_000_000;
 const DAY_MS = 86_400_000;
 const FINGERPRINT = 'f'.repeat(64);
-const OUTCOME = { status: 201, body: '{"id":1}' };
+const OUTCOME = { status: 201, body: '{"id":1}', location: 'http://localhost/v1/pets/1' };
+const OPERATION = 'POST /v1/pets';
 
-const claimOf = (key: string, token = `token-${key}`): IdempotencyClaim => ({ scope: { apiKeyId: 1, key }, token });
+const claimOf = (key: string, token = `token-${key}`): IdempotencyClaim => ({ scope: { apiKeyId: 1, key }, token, operation: OPERATION });
 
 function recordStoreOn(store: TestStore, dataSource: DataSource, unitOfWork: TypeOrmUnitOfWork): IdempotencyRecordStore {
   return store === 'mysql' ? new MysqlIdempotencyRecordStore(unitOfWork) : new SqliteIdempotencyRecordStore(dataSource, unitOfWork);
@@ -157,7 +158,7 @@ describe.each(reachableStores().filter((store) => store === 'mysql'))('MysqlIdem
     await create.claimed;
     await create.finish(true);
     await expect(claimAsRetry('committed')).resolves.toBe(false);
-    await expect(retrying.records.find(claimOf('committed').scope)).resolves.toEqual({ fingerprint: FINGERPRINT, outcome: OUTCOME, expiresAt: NOW + DAY_MS });
+    await expect(retrying.records.find(claimOf('committed').scope)).resolves.toEqual({ operation: OPERATION, fingerprint: FINGERPRINT, outcome: OUTCOME, expiresAt: NOW + DAY_MS });
   });
 
   it('takes the key once the running request is undone: nothing of its claim is left', async () => {
@@ -204,11 +205,11 @@ describe('SqliteIdempotencyRecordStore', () => {
     await expect(first.records.claim(claim, FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
     await expect(first.records.claim(claimOf('held', 'a-retry'), FINGERPRINT, NOW + DAY_MS)).resolves.toBe(false);
     // Held until its request completes or releases it, however long it runs.
-    await expect(first.records.find(claim.scope)).resolves.toEqual({ fingerprint: FINGERPRINT, expiresAt: Number.POSITIVE_INFINITY });
+    await expect(first.records.find(claim.scope)).resolves.toEqual({ operation: OPERATION, fingerprint: FINGERPRINT, expiresAt: Number.POSITIVE_INFINITY });
     await expect(storedKeys(first.dataSource)).resolves.not.toContain('held');
     await createIn(first, claim);
     await expect(storedKeys(first.dataSource)).resolves.toContain('held');
-    await expect(second.records.find(claim.scope)).resolves.toEqual({ fingerprint: FINGERPRINT, outcome: OUTCOME, expiresAt: NOW + DAY_MS });
+    await expect(second.records.find(claim.scope)).resolves.toEqual({ operation: OPERATION, fingerprint: FINGERPRINT, outcome: OUTCOME, expiresAt: NOW + DAY_MS });
     await expect(second.records.claim(claimOf('held', 'another-process'), FINGERPRINT, NOW + DAY_MS)).resolves.toBe(false);
     // A claim refused for a stored record is not kept: the record is what a retry finds.
     await expect(second.records.find(claim.scope)).resolves.toMatchObject({ outcome: OUTCOME });
@@ -234,7 +235,7 @@ describe('SqliteIdempotencyRecordStore', () => {
     await createIn(first, mine);
     await expect(createIn(second, theirs)).rejects.toThrow('claim lost');
     expect(await petCount()).toBe(pets + 1);
-    await expect(second.records.find(theirs.scope)).resolves.toEqual({ fingerprint: FINGERPRINT, expiresAt: Number.POSITIVE_INFINITY });
+    await expect(second.records.find(theirs.scope)).resolves.toEqual({ operation: OPERATION, fingerprint: FINGERPRINT, expiresAt: Number.POSITIVE_INFINITY });
     await second.records.release(theirs);
     await expect(second.records.find(theirs.scope)).resolves.toMatchObject({ outcome: OUTCOME });
   });

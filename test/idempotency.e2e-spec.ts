@@ -257,6 +257,18 @@ class HeldPetRepository extends PetRepository {
   findPage(query: PetPageQuery, freshness: ReadFreshness) {
     return this.real.findPage(query, freshness);
   }
+
+  replace(current: Pet, next: Pet) {
+    return this.real.replace(current, next);
+  }
+
+  remove(current: Pet) {
+    return this.real.remove(current);
+  }
+
+  countByStatus(freshness: ReadFreshness) {
+    return this.real.countByStatus(freshness);
+  }
 }
 
 describeOnStore('Idempotency-Key on a create still running when its retry comes', () => {

@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
+import { Clock } from '../src/config/clock';
 import { serializeOpenApiDocument } from '../src/docs/api-docs';
 import { IdempotencyKeyInUseError } from '../src/idempotency/domain/idempotency.errors';
 import { IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
+import { PetHolds } from '../src/pets/domain/pet-holds';
 import { RequestDrain } from '../src/ops/request-drain';
 import { RateLimitDecision, RateLimitStore } from '../src/rate-limit/domain/rate-limit-store';
 import { MemoryRateLimitStore } from '../src/rate-limit/infrastructure/memory-rate-limit.store';
 import { ApiClient, ApiRequest, ApiResponse, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
+import { FakeClock } from './support/fake-clock';
 import { OPENAPI_FILE, OpenApiContract } from './support/openapi-contract';
 import { createTestApp, TestApp } from './support/test-app';
 
@@ -21,12 +24,16 @@ async function callEveryOperation(client: ApiClient): Promise<Array<[string, Api
     ['listPets', await client.get('/v1/pets')],
     ['createPet', await client.post('/v1/pets', { name: 'Rex', categoryId: 1 })],
     ['getPet', await client.get('/v1/pets/1')],
+    ['updatePet', await client.request({ method: 'PATCH', url: '/v1/pets/1', payload: { name: 'Max' } })],
+    ['deletePet', await client.request({ method: 'DELETE', url: '/v1/pets/2' })],
+    ['getInventory', await client.get('/v1/store/inventory')],
     ['getRateLimit', await client.get('/v1/rate_limit')],
     ['placeOrder', await client.post('/v1/store/orders', { petId: 1 })],
     ['listOrders', await client.get('/v1/store/orders')],
     ['getOrder', await client.get('/v1/store/orders/1')],
     ['deliverOrder', await client.post('/v1/store/orders/1/deliver')],
     ['cancelOrder', await client.post('/v1/store/orders/1/cancel')],
+    ['getUsage', await client.get('/v1/usage')],
   ];
 }
 
@@ -131,6 +138,52 @@ describeOnStore('the API document', () => {
       const inUse = await api.post('/v1/pets', { name: 'Kit', categoryId: 3 }, { 'idempotency-key': 'contract-2' });
       expectErrorBody(inUse, 409, 'idempotency_key_in_use');
       contract.expectResponse('createPet', inUse);
+    });
+
+    it('updatePet 200, 400, 404, 409, 412, 413 and 415', async () => {
+      const url = `/v1/pets/${first.id}`;
+      const patch = (payload: unknown, headers: Record<string, string> = {}) => api.request({ method: 'PATCH', url, payload, headers });
+      const changed = await patch({ name: 'Max' });
+      expect(changed.status).toBe(200);
+      contract.expectResponse('updatePet', changed);
+      const responses: Array<[number, string, ApiResponse]> = [
+        [400, 'validation_failed', await patch({ name: null })],
+        [400, 'validation_failed', await api.request({ method: 'PATCH', url: '/v1/pets/abc', payload: { name: 'Max' } })],
+        [404, 'not_found', await api.request({ method: 'PATCH', url: '/v1/pets/9007199254740991', payload: { name: 'Max' } })],
+        [412, 'precondition_failed', await patch({ name: 'Tom' }, { 'if-match': '"AAAAAAAAAAAAAAAAAAAAAA"' })],
+        [413, 'payload_too_large', await patch({ name: 'x'.repeat(17_000) })],
+        [415, 'unsupported_media_type', await patch('name=Max', { 'content-type': 'application/x-www-form-urlencoded' })],
+      ];
+      const sold = await api.post<PetBody>('/v1/pets', { name: 'Sold', categoryId: 1, status: 'sold' });
+      responses.push([409, 'invalid_transition', await api.request({ method: 'PATCH', url: `/v1/pets/${sold.body.id}`, payload: { status: 'available' } })]);
+      for (const [status, code, response] of responses) {
+        expectErrorBody(response, status, code);
+        contract.expectResponse('updatePet', response);
+      }
+    });
+
+    it('deletePet 204, 400, 404, 409 and 412; getInventory 200', async () => {
+      const pet = await api.post<PetBody>('/v1/pets', { name: 'Gone', categoryId: 1 });
+      const url = `/v1/pets/${pet.body.id}`;
+      jest.spyOn(testApp.app.get(PetHolds), 'isHeld').mockResolvedValueOnce(true);
+      const responses: Array<[number, string, ApiResponse]> = [
+        [409, 'pet_reserved', await api.request({ method: 'DELETE', url })],
+        [412, 'precondition_failed', await api.request({ method: 'DELETE', url, headers: { 'if-match': '"AAAAAAAAAAAAAAAAAAAAAA"' } })],
+        [400, 'validation_failed', await api.request({ method: 'DELETE', url: '/v1/pets/0' })],
+      ];
+      for (const [status, code, response] of responses) {
+        expectErrorBody(response, status, code);
+        contract.expectResponse('deletePet', response);
+      }
+      const removed = await api.request({ method: 'DELETE', url });
+      expect(removed.status).toBe(204);
+      contract.expectResponse('deletePet', removed);
+      const missing = await api.request({ method: 'DELETE', url });
+      expectErrorBody(missing, 404, 'not_found');
+      contract.expectResponse('deletePet', missing);
+      const inventory = await api.get('/v1/store/inventory');
+      expect(inventory.status).toBe(200);
+      contract.expectResponse('getInventory', inventory);
     });
 
     it('listPets 200 with a next link, then without', async () => {
@@ -254,14 +307,19 @@ describeOnStore('the API document', () => {
       const status = await api.get('/v1/rate_limit');
       expect(status.status).toBe(200);
       contract.expectResponse('getRateLimit', status);
+      const clock = new FakeClock(Date.now());
       const strict = await createTestApp({
         database: testApp.database,
         env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":1,"perDay":100}}', BAN_AFTER_REJECTIONS: '1' },
+        overrides: [{ provide: Clock, useValue: clock }],
       });
       try {
         const { secret } = await strict.createKey({ plan: 'free' });
         const client = strict.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
         await client.get('/v1/pets');
+        expectErrorBody(await client.get('/v1/pets'), 429, 'rate_limited');
+        // Past the second of a burst, refusals count toward the ban.
+        clock.advance(1_000);
         expectErrorBody(await client.get('/v1/pets'), 429, 'rate_limited');
         expectErrorBody(await client.get('/v1/pets'), 429, 'api_key_banned');
         const banned = await client.get<{ ban: unknown }>('/v1/rate_limit');
@@ -276,6 +334,21 @@ describeOnStore('the API document', () => {
       }
     });
 
+    it('getUsage 200, 400 for a range it cannot serve, and 429 past its own minute', async () => {
+      const usage = await api.get('/v1/usage?days=3');
+      expect(usage.status).toBe(200);
+      contract.expectResponse('getUsage', usage);
+      const invalid = await api.get('/v1/usage?days=0');
+      expectErrorBody(invalid, 400, 'validation_failed');
+      contract.expectResponse('getUsage', invalid);
+      const { secret } = await testApp.createKey({ plan: 'free' });
+      const client = testApp.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
+      let refused = await client.get('/v1/usage');
+      for (let i = 0; i < 40 && refused.status === 200; i++) refused = await client.get('/v1/usage');
+      expectErrorBody(refused, 429, 'rate_limited');
+      contract.expectResponse('getUsage', refused);
+    });
+
     it('403 on every operation for a key without its scope', async () => {
       const headersOf = async (scopes: string[]) => ({ authorization: `Bearer ${(await testApp.createKey({ plan: 'pro', scopes })).secret}` });
       const [readOnly, writeOnly] = [await headersOf(['pets:read', 'orders:read']), await headersOf(['pets:write', 'orders:write'])];
@@ -283,6 +356,9 @@ describeOnStore('the API document', () => {
         ['listPets', await testApp.anonymous.get('/v1/pets', writeOnly)],
         ['createPet', await testApp.anonymous.post('/v1/pets', { name: 'Rex', categoryId: 1 }, readOnly)],
         ['getPet', await testApp.anonymous.get('/v1/pets/1', writeOnly)],
+        ['updatePet', await testApp.anonymous.request({ method: 'PATCH', url: '/v1/pets/1', payload: { name: 'Max' }, headers: readOnly })],
+        ['deletePet', await testApp.anonymous.request({ method: 'DELETE', url: '/v1/pets/1', headers: readOnly })],
+        ['getInventory', await testApp.anonymous.get('/v1/store/inventory', writeOnly)],
         ['placeOrder', await testApp.anonymous.post('/v1/store/orders', { petId: 1 }, readOnly)],
         ['listOrders', await testApp.anonymous.get('/v1/store/orders', writeOnly)],
         ['getOrder', await testApp.anonymous.get('/v1/store/orders/1', writeOnly)],
@@ -298,14 +374,20 @@ describeOnStore('the API document', () => {
     it('500 on every operation when the store fails', async () => {
       // The counters fail only where they are read without counting; the guard's counts still work.
       class UnreadableCounters extends MemoryRateLimitStore {
-        override peek(): Promise<RateLimitDecision> {
-          return Promise.reject(new Error('counters unreachable'));
+        unreadable = false;
+        override peek(...args: Parameters<MemoryRateLimitStore['peek']>): Promise<RateLimitDecision> {
+          return this.unreadable ? Promise.reject(new Error('counters unreachable')) : super.peek(...args);
         }
       }
-      const broken = await createTestApp({ overrides: [{ provide: RateLimitStore, useValue: new UnreadableCounters() }] });
+      const counters = new UnreadableCounters();
+      const broken = await createTestApp({ overrides: [{ provide: RateLimitStore, useValue: counters }] });
       try {
+        // Verified first, so that no request of the key reads its address's counters before the lookup.
+        expect((await broken.client.get('/v1/pets')).status).toBe(200);
+        counters.unreadable = true;
         await broken.app.get(DataSource).query('DROP TABLE orders');
         await broken.app.get(DataSource).query('DROP TABLE pets');
+        await broken.app.get(DataSource).query('DROP TABLE api_key_usage');
         for (const [operationId, response] of await callEveryOperation(broken.client)) {
           expectErrorBody(response, 500, 'internal_error');
           contract.expectResponse(operationId, response);
@@ -337,13 +419,16 @@ describeOnStore('the API document', () => {
           ['listPets', { url: '/v1/pets' }],
           ['createPet', { method: 'POST', url: '/v1/pets', payload: { name: 'Rex', categoryId: 1 } }],
           ['getPet', { url: '/v1/pets/1' }],
+          ['updatePet', { method: 'PATCH', url: '/v1/pets/1', payload: { name: 'Max' } }],
+          ['deletePet', { method: 'DELETE', url: '/v1/pets/1' }],
+          ['getInventory', { url: '/v1/store/inventory' }],
           ['placeOrder', { method: 'POST', url: '/v1/store/orders', payload: { petId: 1 } }],
           ['listOrders', { url: '/v1/store/orders' }],
           ['getOrder', { url: '/v1/store/orders/1' }],
           ['deliverOrder', { method: 'POST', url: '/v1/store/orders/1/deliver' }],
           ['cancelOrder', { method: 'POST', url: '/v1/store/orders/1/cancel' }],
         ];
-        for (const [index, [operationId, request]] of [...calls, ['getRateLimit', { url: '/v1/rate_limit' }] as const].entries()) {
+        for (const [index, [operationId, request]] of ([...calls, ['getRateLimit', { url: '/v1/rate_limit' }], ['getUsage', { url: '/v1/usage' }]] as Array<[string, ApiRequest]>).entries()) {
           // Each from its own address: callers without a key are limited per address.
           const unauthorized = await limited.anonymous.request({ ...request, remoteAddress: `192.0.2.${index + 1}` });
           expectErrorBody(unauthorized, 401, 'unauthorized');
@@ -401,7 +486,7 @@ describeOnStore('the API document', () => {
       ['a 401 without WWW-Authenticate', 'listPets', response(401, { code: 'unauthorized', message: 'x', status: 401 }), /header WWW-Authenticate is required/],
       ['a 429 without Retry-After', 'createPet', response(429, { code: 'rate_limited', message: 'x', status: 429 }), /header Retry-After is required/],
       ['an undocumented status', 'listPets', response(404, { code: 'not_found', message: 'x', status: 404 }), /does not document status 404/],
-      ['an operation not in the document', 'deletePet', response(204, undefined), /not in the document/],
+      ['an operation not in the document', 'adoptPet', response(204, undefined), /not in the document/],
     ])('refuses %s', (_case, operationId, sent, problem) => {
       expect(contract.problems(operationId, sent).join('\n')).toMatch(problem);
     });

@@ -1,7 +1,9 @@
 import { DataSource } from 'typeorm';
+import { Clock } from '../src/config/clock';
 import { RequestDrain } from '../src/ops/request-drain';
 import { ApiClient, expectErrorBody } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
+import { FakeClock } from './support/fake-clock';
 import { createTestApp, TestApp } from './support/test-app';
 
 /** The value of one sample of the metrics text, 0 when the series is absent. */
@@ -88,6 +90,18 @@ describeOnStore('operational endpoints', () => {
       expect(sample(await metricsText(), series)).toBe(before + 1);
     });
 
+    it('serves the docs page from /docs/index.html too, by sending it to /docs/, where every file it names is found', async () => {
+      const index = await anonymous.get('/docs/index.html');
+      expect(index.status).toBe(301);
+      expect(index.headers.location).toBe('./');
+      const page = await anonymous.get('/docs/');
+      expect(page.status).toBe(200);
+      const files = [...page.text.matchAll(/(?:href|src)="([^"]+)"/g)].map(([, file]) => new URL(file, 'http://host/docs/').pathname);
+      expect(files.length).toBeGreaterThan(0);
+      expect(files.filter((file) => file.startsWith('/docs/docs/'))).toEqual([]);
+      for (const file of files) expect([file, (await anonymous.get(file)).status]).toEqual([file, 200]);
+    });
+
     it('counts unknown paths under one route label, so labels cannot multiply', async () => {
       const series = 'http_requests_total{method="GET",route="unmatched",status="404"}';
       const before = sample(await metricsText(), series);
@@ -109,15 +123,22 @@ describeOnStore('operational endpoints', () => {
     });
 
     it('counts each 429 by its code, rate_limited or api_key_banned', async () => {
-      const limited = await createTestApp({ env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":1,"perDay":100}}', BAN_AFTER_REJECTIONS: '1' } });
+      const clock = new FakeClock(Date.now());
+      const limited = await createTestApp({
+        env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":1,"perDay":100}}', BAN_AFTER_REJECTIONS: '1' },
+        overrides: [{ provide: Clock, useValue: clock }],
+      });
       try {
         const { secret } = await limited.createKey({ plan: 'free' });
         const client = limited.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
-        const codes = [];
-        for (let i = 0; i < 4; i++) codes.push(((await client.get('/v1/pets')).body as { code?: string }).code);
-        expect(codes).toEqual([undefined, 'rate_limited', 'api_key_banned', 'api_key_banned']);
+        const codeOf = async () => ((await client.get('/v1/pets')).body as { code?: string }).code;
+        const codes = [await codeOf(), await codeOf()];
+        // Past the second of a burst, refusals count toward the ban.
+        clock.advance(1_000);
+        for (let i = 0; i < 3; i++) codes.push(await codeOf());
+        expect(codes).toEqual([undefined, 'rate_limited', 'rate_limited', 'api_key_banned', 'api_key_banned']);
         const text = (await limited.anonymous.get('/metrics')).text;
-        expect(sample(text, 'rate_limit_rejections_total{code="rate_limited"}')).toBe(1);
+        expect(sample(text, 'rate_limit_rejections_total{code="rate_limited"}')).toBe(2);
         expect(sample(text, 'rate_limit_rejections_total{code="api_key_banned"}')).toBe(2);
       } finally {
         await limited.close();

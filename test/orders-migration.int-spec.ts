@@ -5,7 +5,7 @@ import { migrationClasses, type MigrationClass } from './support/migrated-data-s
 import { createTestApp } from './support/test-app';
 import { createTestDatabase, reachableStores, TestDatabase } from './support/test-database';
 
-const ORDERS_MIGRATION = 'CreateOrders1764374400000';
+const ORDERS_MIGRATION = 'CreateOrders1765152000000';
 
 /** The orders migration on a store that already holds accounts and pets, as a deployed service's does. */
 describe.each(reachableStores())('orders migration [%s]', (store) => {

@@ -108,6 +108,9 @@ describeOnStore('orders API', () => {
       expect(retry.status).toBe(201);
       expect(retry.headers['idempotent-replayed']).toBe('true');
       expect(retry.body).toEqual(first.body);
+      // The replay says where the order is, as the first answer did.
+      expect(retry.headers.location).toBe(`https://shop.example.com/v1/store/orders/${first.body.id}`);
+      expect(retry.headers.location).toBe(first.headers.location);
       const other = await api.post('/v1/store/orders', { petId: petId + 1_000_000 }, headers);
       expectErrorBody(other, 422, 'idempotency_key_reused');
       const orders = await collectPages<OrderBody>(api, '/v1/store/orders?limit=100');

@@ -35,7 +35,7 @@ describeOnStore('pets API', () => {
     });
 
     it('keeps the given status and stores the name exactly as sent', async () => {
-      const name = '  Ünïcødé 🐈 cat\t';
+      const name = '  Ünïcødé 🐈 cat\u00a0';
       const response = await api.post<PetBody>('/v1/pets', { name, categoryId: 9007199254740991, status: 'sold' });
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({ name, categoryId: 9007199254740991, status: 'sold' });
@@ -240,7 +240,8 @@ describeOnStore('pets API', () => {
       ['GET', '/store/orders'],
       ['GET', '/pets'],
       ['GET', '/v2/pets'],
-      ['DELETE', '/v1/pets/1'],
+      ['DELETE', '/v1/pets'],
+      ['POST', '/v1/pets/1'],
       ['PUT', '/v1/pets/1'],
       ['GET', '/'],
     ] as const)('%s %s answers 404 with the Error body', async (method, url) => {

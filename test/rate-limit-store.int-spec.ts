@@ -213,6 +213,28 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
     });
   });
 
+  it("tallies no refusal of a burst, the key's first refused second, and bans a key that keeps sending after it", async () => {
+    const burst = { banAfterRejections: 2, banMs: 900_000, burstGraceMs: 1_000 };
+    const acme = account(windows(1, 100), burst);
+    await acme.send(1);
+    acme.now = T0 + 10_000;
+    const refusals = [...(await acme.sendMany(1, 30))];
+    acme.now = T0 + 10_999;
+    refusals.push(...(await acme.sendMany(1, 30)));
+    expect(refusals.every((d) => !d.allowed && !d.banned && d.retryAfterSeconds >= 50)).toBe(true);
+    // The sibling's episode is its own: its first refusal, a second after the first key's, starts a burst of its own.
+    acme.now = T0 + 11_000;
+    expect((await acme.sendMany(2, 5)).map((d) => d.banned)).toEqual([false, false, false, false, false]);
+    expect((await acme.sendMany(1, 3)).map((d) => d.banned)).toEqual([false, false, true]);
+    // The next accepted request ends the sibling's episode: a new one, a minute on, starts with a burst again.
+    acme.now = T0 + MINUTE;
+    await expect(acme.send(2)).resolves.toMatchObject({ allowed: true });
+    acme.now = T0 + MINUTE + 30_000;
+    expect((await acme.sendMany(2, 10)).map((d) => d.banned)).toEqual(Array(10).fill(false));
+    acme.now = T0 + MINUTE + 31_000;
+    expect((await acme.sendMany(2, 3)).map((d) => d.banned)).toEqual([false, false, true]);
+  });
+
   it("lets a key's rejections lapse with the shared window they were made in", async () => {
     const acme = account(windows(1, 100), { banAfterRejections: 2, banMs: 900_000 });
     await acme.send(2);

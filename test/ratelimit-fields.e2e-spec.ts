@@ -187,6 +187,9 @@ describeOnStore('IETF RateLimit-Policy and RateLimit fields', () => {
     const client = await keyClient(1, 100);
     await client.get('/v1/pets');
     await client.get('/v1/pets');
+    // Past the second of a burst, refusals count toward the ban.
+    clock.advance(1_000);
+    await client.get('/v1/pets');
     await client.get('/v1/pets');
     const banned = await client.get('/v1/pets');
     expectErrorBody(banned, 429, 'api_key_banned');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { AccessGuard } from '../src/auth/http/access.guard';
 import { AllExceptionsFilter } from '../src/errors/all-exceptions.filter';
 import { ConditionalGetInterceptor } from '../src/http/conditional-get';
+import { EntityTagInterceptor } from '../src/http/entity-tag';
 import { StrictValidationPipe } from '../src/http/validation';
 import { IdempotencyInterceptor } from '../src/idempotency/http/idempotency.interceptor';
 import { PetsController } from '../src/pets/http/pets.controller';
@@ -116,6 +117,7 @@ describeOnStore('the way of a request', () => {
     trace(AccessGuard.prototype, 'canActivate', 'AccessGuard');
     trace(ConcurrencyCapGuard.prototype, 'canActivate', 'ConcurrencyCapGuard');
     trace(ConditionalGetInterceptor.prototype, 'intercept', 'ConditionalGetInterceptor');
+    trace(EntityTagInterceptor.prototype, 'intercept', 'EntityTagInterceptor');
     trace(IdempotencyInterceptor.prototype, 'intercept', 'IdempotencyInterceptor');
     trace(StrictValidationPipe.prototype, 'transform', 'StrictValidationPipe');
     trace(PetsController.prototype, 'listPets', 'The controller');
@@ -144,7 +146,7 @@ describeOnStore('the way of a request', () => {
 
   it('lists in the README each step a GET with a key passes, in the order it passes them', async () => {
     const steps = await stepsOf(() => testApp.client.get('/v1/pets'), 200);
-    expect(steps).toEqual(readmeStepsBut("Fastify's content-type parser", 'IdempotencyInterceptor', 'AllExceptionsFilter'));
+    expect(steps).toEqual(readmeStepsBut("Fastify's content-type parser", 'EntityTagInterceptor', 'IdempotencyInterceptor', 'AllExceptionsFilter'));
   });
 
   it('lists in the README each step a keyed POST passes, in the order it passes them', async () => {
@@ -155,7 +157,15 @@ describeOnStore('the way of a request', () => {
   it('lists in the README the steps a refused request passes: the guards, then the filter', async () => {
     const steps = await stepsOf(() => testApp.anonymous.get('/v1/pets'), 401);
     expect(steps).toEqual(
-      readmeStepsBut("Fastify's content-type parser", 'ConcurrencyCapGuard', 'ConditionalGetInterceptor', 'IdempotencyInterceptor', 'StrictValidationPipe', 'The controller'),
+      readmeStepsBut(
+        "Fastify's content-type parser",
+        'ConcurrencyCapGuard',
+        'ConditionalGetInterceptor',
+        'EntityTagInterceptor',
+        'IdempotencyInterceptor',
+        'StrictValidationPipe',
+        'The controller',
+      ),
     );
   });
 });

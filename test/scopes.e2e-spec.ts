@@ -1,4 +1,7 @@
+import { Controller, Get } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { RequireScope } from '../src/auth/http/require-scope.decorator';
+import { defineScope } from '../src/auth/domain/scope';
 import { generateApiKeySecret, hashApiKeySecret } from '../src/auth/domain/api-key-secret';
 import { createDataSourceOptions } from '../src/database/database-options';
 import { runMigrations } from '../src/database/run-migrations';
@@ -9,6 +12,17 @@ import { migrationClasses } from './support/migrated-data-source';
 import { createTestDatabase } from './support/test-database';
 
 const SCOPES_MIGRATION = 'ApiKeyScopes1764028800000';
+const EVERY_SCOPE_MIGRATION = 'EveryScope1765065700000';
+
+/** An operation added after the keys were made, guarded by a scope of its own. */
+@Controller({ path: 'later', version: '1' })
+class LaterController {
+  @Get()
+  @RequireScope(defineScope('later:read', 'Read what came later'))
+  read(): { later: boolean } {
+    return { later: true };
+  }
+}
 const remaining = (response: ApiResponse) => Number(response.headers['x-ratelimit-remaining']);
 
 describeOnStore('key scopes', () => {
@@ -17,7 +31,7 @@ describeOnStore('key scopes', () => {
   let writer: ApiClient;
 
   beforeAll(async () => {
-    testApp = await createTestApp({ env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":50,"perDay":1000}}' } });
+    testApp = await createTestApp({ env: { RATE_LIMIT_PLANS: '{"free":{"perMinute":50,"perDay":1000}}' }, controllers: [LaterController] });
     const readOnly = await testApp.createKey({ plan: 'free', scopes: ['pets:read'] });
     reader = testApp.anonymous.withHeaders({ authorization: `Bearer ${readOnly.secret}` });
     const full = await testApp.createKey({ plan: 'free' });
@@ -89,6 +103,74 @@ describeOnStore('key scopes', () => {
       const oldKey = upgraded.anonymous.withHeaders({ authorization: `Bearer ${secret}` });
       expect((await oldKey.get('/v1/pets')).status).toBe(200);
       expect((await oldKey.post('/v1/pets', { name: 'Old', categoryId: 1 })).status).toBe(201);
+    } finally {
+      await upgraded.close();
+      await database.drop();
+    }
+  });
+
+  it('lets a key made without scopes change, remove and count pets, and use an operation added later', async () => {
+    const created = await writer.post<{ id: number }>('/v1/pets', { name: 'Rex', categoryId: 1 });
+    expect((await writer.request({ method: 'PATCH', url: `/v1/pets/${created.body.id}`, payload: { status: 'sold' } })).status).toBe(200);
+    expect((await writer.get('/v1/store/inventory')).status).toBe(200);
+    expect((await writer.request({ method: 'DELETE', url: `/v1/pets/${created.body.id}` })).status).toBe(204);
+    expect(await writer.get('/v1/later')).toMatchObject({ status: 200, body: { later: true } });
+  });
+
+  it('keeps a key made with scopes to exactly those: no change or removal for pets:read, no later operation for both pet scopes', async () => {
+    const created = await writer.post<{ id: number }>('/v1/pets', { name: 'Rex', categoryId: 1 });
+    expect((await reader.get('/v1/store/inventory')).status).toBe(200);
+    for (const request of [
+      { method: 'PATCH', url: `/v1/pets/${created.body.id}`, payload: { name: 'Max' } },
+      { method: 'DELETE', url: `/v1/pets/${created.body.id}` },
+    ] as const) {
+      const refused = await reader.request(request);
+      expectErrorBody(refused, 403, 'insufficient_scope');
+      expect(refused.headers['www-authenticate']).toBe('Bearer realm="animal-store", error="insufficient_scope", scope="pets:write"');
+    }
+    const both = await testApp.createKey({ plan: 'free', scopes: ['pets:read', 'pets:write'] });
+    const refused = await testApp.anonymous.get('/v1/later', { authorization: `Bearer ${both.secret}` });
+    expectErrorBody(refused, 403, 'insufficient_scope');
+    const sellers = await testApp.createKey({ plan: 'free', scopes: ['orders:read', 'orders:write'] });
+    expectErrorBody(await testApp.anonymous.get('/v1/pets', { authorization: `Bearer ${sellers.secret}` }), 403, 'insufficient_scope');
+  });
+
+  it('counts a key stored with the old default as made without scopes once migrated, and leaves a narrower one as it was', async () => {
+    const database = await createTestDatabase();
+    const options = createDataSourceOptions(database.url);
+    const migrations = await migrationClasses(options);
+    const before = migrations.slice(0, migrations.findIndex((migration) => migration.name === EVERY_SCOPE_MIGRATION));
+    const old = await new DataSource({ ...options, migrations: before }).initialize();
+    const [everything, readOnly] = [generateApiKeySecret('test'), generateApiKeySecret('test')];
+    try {
+      await runMigrations(old);
+      await old.query("INSERT INTO accounts (name, plan, created_at) VALUES ('old', 'pro', '2026-01-01 00:00:00')");
+      for (const [secret, scopes] of [
+        [everything, 'pets:read pets:write'],
+        [readOnly, 'pets:read'],
+      ]) {
+        await old.query("INSERT INTO api_keys (name, key_hash, account_id, scopes, created_at) VALUES ('old', ?, 1, ?, '2026-01-01 00:00:00')", [
+          hashApiKeySecret(secret),
+          scopes,
+        ]);
+      }
+    } finally {
+      await old.destroy();
+    }
+    const upgraded = await createTestApp({ database, controllers: [LaterController] });
+    try {
+      await expect(upgraded.app.get(DataSource).query('SELECT scopes FROM api_keys WHERE name = ? ORDER BY id', ['old'])).resolves.toEqual([
+        { scopes: '*' },
+        { scopes: 'pets:read' },
+      ]);
+      const [full, narrow] = [everything, readOnly].map((secret) => upgraded.anonymous.withHeaders({ authorization: `Bearer ${secret}` }));
+      const created = await full.post<{ id: number }>('/v1/pets', { name: 'Old', categoryId: 1 });
+      expect(created.status).toBe(201);
+      expect((await full.request({ method: 'PATCH', url: `/v1/pets/${created.body.id}`, payload: { status: 'pending' } })).status).toBe(200);
+      expect((await full.get('/v1/later')).status).toBe(200);
+      expect((await narrow.get('/v1/pets')).status).toBe(200);
+      expectErrorBody(await narrow.request({ method: 'PATCH', url: `/v1/pets/${created.body.id}`, payload: { name: 'New' } }), 403, 'insufficient_scope');
+      expectErrorBody(await narrow.get('/v1/later'), 403, 'insufficient_scope');
     } finally {
       await upgraded.close();
       await database.drop();

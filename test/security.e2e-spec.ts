@@ -66,7 +66,22 @@ describeOnStore('security headers and CORS', () => {
       expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
       const exposed = String(response.headers['access-control-expose-headers']).split(/,\s*/);
       expect(exposed).toEqual(
-        expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Link', 'ETag', 'Deprecation', 'Sunset', 'X-Request-Id']),
+        expect.arrayContaining([
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'RateLimit',
+          'RateLimit-Policy',
+          'Retry-After',
+          'Link',
+          'ETag',
+          'Location',
+          'Deprecation',
+          'Sunset',
+          'Idempotent-Replayed',
+          'WWW-Authenticate',
+          'X-Request-Id',
+        ]),
       );
     });
 
@@ -87,6 +102,47 @@ describeOnStore('security headers and CORS', () => {
       expect(String(preflight.headers['access-control-allow-methods'])).toContain('POST');
       expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
       expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('if-none-match');
+    });
+
+    it('lets a listed origin change and remove pets with If-Match and a merge patch, and read a create\'s Location', async () => {
+      const preflight = await api.request({
+        method: 'OPTIONS',
+        url: '/v1/pets/1',
+        headers: { Origin: ALLOWED, 'Access-Control-Request-Method': 'PATCH', 'Access-Control-Request-Headers': 'authorization,content-type,if-match' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(String(preflight.headers['access-control-allow-methods']).split(/,\s*/)).toEqual(expect.arrayContaining(['PATCH', 'DELETE']));
+      expect(String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)).toEqual(
+        expect.arrayContaining(['authorization', 'content-type', 'if-match']),
+      );
+      const created = await api.post<{ id: number }>('/v1/pets', { name: 'Rex', categoryId: 1 }, { Origin: ALLOWED });
+      expect(created.headers.location).toMatch(new RegExp(`/v1/pets/${created.body.id}$`));
+      expect(String(created.headers['access-control-expose-headers']).split(/,\s*/)).toEqual(expect.arrayContaining(['Location', 'ETag']));
+      const changed = await api.request({
+        method: 'PATCH',
+        url: `/v1/pets/${created.body.id}`,
+        payload: JSON.stringify({ status: 'sold' }),
+        headers: { Origin: ALLOWED, 'content-type': 'application/merge-patch+json', 'if-match': String(created.headers.etag) },
+      });
+      expect(changed.status).toBe(200);
+      expect(changed.headers['access-control-allow-origin']).toBe(ALLOWED);
+    });
+
+    it('lets a browser send every method and request header the API reads', async () => {
+      const preflight = await api.request({
+        method: 'OPTIONS',
+        url: '/v1/pets/1',
+        headers: {
+          Origin: ALLOWED,
+          'Access-Control-Request-Method': 'PATCH',
+          'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key,if-match,if-none-match',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(String(preflight.headers['access-control-allow-methods']).split(/,\s*/)).toEqual(expect.arrayContaining(['GET', 'POST', 'PATCH', 'DELETE']));
+      expect(String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)).toEqual(
+        expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'if-match', 'if-none-match']),
+      );
     });
 
     it('gives an origin that is not listed no CORS headers', async () => {

@@ -17,8 +17,11 @@ const WELL_FORMED: Array<[string, string]> = [
   ['an emoji sequence joined by ZWJ', '\u{1F408}\u200d\u2b1b'],
   ['a flag (two regional indicators)', '\u{1F1EF}\u{1F1F5}'],
   ['a character beyond the BMP that is not an emoji', '\u{20BB7}\u{1D11E}'],
-  ['surrounding white space', '  Rex\t'],
-  ['a byte order mark and a right-to-left override', '\ufeffRex\u202e'],
+  ['surrounding white space', '  Rex\u00a0'],
+  ['a byte order mark', '\ufeffRex'],
+  ['a zero-width joiner (U+200D)', 'Re\u200dx'],
+  ['a left-to-right mark (U+200E)', '\u200eRex'],
+  ['every joiner and mark (U+200C to U+200F)', 'a\u200cb\u200dc\u200ed\u200f'],
   ['255 four-byte characters', '\u{1F436}'.repeat(255)],
   ['a replacement character sent as such', 'a\ufffdb'],
 ];
@@ -29,6 +32,17 @@ const LONE_SURROGATES: Array<[string, string]> = [
   ['a high surrogate alone', '\ud800'],
   ['a high surrogate at the end', 'Rex\ud83d'],
   ['a pair in the wrong order', '\udc00\ud800'],
+];
+
+/** Control characters (Unicode Cc) and bidirectional embeddings, overrides and isolates: a name may hold none. */
+const CONTROL_CHARACTERS: Array<[string, string, string]> = [
+  ['NUL', 'Re\u0000x', 'U+0000'],
+  ['U+0001', 'Re\u0001x', 'U+0001'],
+  ['a tab', 'Rex\t', 'U+0009'],
+  ['DEL (U+007F)', 'Re\u007fx', 'U+007F'],
+  ['NEL (U+0085), a C1 control', 'Re\u0085x', 'U+0085'],
+  ['a right-to-left override (U+202E)', 'Rex\u202e', 'U+202E'],
+  ['a left-to-right isolate (U+2066)', '\u2066Rex', 'U+2066'],
 ];
 
 describeOnStore('strings in pet names', () => {
@@ -60,6 +74,14 @@ describeOnStore('strings in pet names', () => {
     const response = await api.post('/v1/pets', { name, categoryId: 1 });
     expectErrorBody(response, 400, 'validation_failed');
     expect((response.body as { message: string }).message).toMatch(/\bname\b/);
+    expect((await listAll()).length).toBe(before);
+  });
+
+  it.each(CONTROL_CHARACTERS)('refuses a name with %s: 400 naming the field and the character, nothing stored', async (_case, name, found) => {
+    const before = (await listAll()).length;
+    const response = await api.post('/v1/pets', { name, categoryId: 1 });
+    expectErrorBody(response, 400, 'validation_failed');
+    expect((response.body as { message: string }).message).toBe(`name must not contain control or bidirectional formatting characters (found ${found})`);
     expect((await listAll()).length).toBe(before);
   });
 });

@@ -304,7 +304,8 @@ const invalid = (message: string) => new Refusal('validation_failed', message, 4
 const toPet = (row: Row): Row => ({ id: Number(row.id), name: row.name, categoryId: Number(row.categoryId), status: row.status });
 const fail = (reply: FastifyReply, { code, message, status }: Refusal) => reply.code(status).send({ code, message, status });
 const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
-const origin = (request: FastifyRequest) => `http://${request.headers.host ?? 'localhost'}`;
+/** As the service, links start with PUBLIC_BASE_URL, never with a request's Host. */
+const ORIGIN = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000/v1').replace(/\/v1$/, '');
 
 function decodeCursor(cursor: string): number {
   const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
@@ -324,6 +325,7 @@ export const beforeRoute =
     reply.header('x-request-id', request.id);
     // Like the service: operational routes outside /v1 need no key and are not counted.
     if (!request.url.startsWith('/v1/')) return undefined;
+    reply.header('cache-control', 'private').header('vary', 'Authorization');
     let caller = request.ip;
     if (keyHashes.size) {
       const match = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
@@ -357,8 +359,9 @@ export const beforeRoute =
  */
 export function tagJson(request: FastifyRequest, reply: FastifyReply, body: unknown): string | undefined {
   const json = JSON.stringify(body);
+  // Only a next page's link is part of what the client holds; a successor link is not.
   const link = String(reply.getHeader('link') ?? '');
-  const tag = `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
+  const tag = tagOf(json, link.includes('rel="next"') ? link : '');
   reply.header('etag', tag);
   if (request.headers['if-none-match'] === tag) {
     reply.code(304);
@@ -401,7 +404,7 @@ export const findPage =
       const next = new URLSearchParams({ limit: String(limit) });
       if (status) next.set('status', status);
       next.set('cursor', Buffer.from(`p1.${pets[pets.length - 1].id}`).toString('base64url'));
-      reply.header('link', `<${origin(request)}/v1/pets?${next}>; rel="next"`);
+      reply.header('link', `<${ORIGIN}/v1/pets?${next}>; rel="next"`);
     }
     return pets;
   };
@@ -421,7 +424,7 @@ export const findPet =
   async (request: FastifyRequest, reply: FastifyReply): Promise<Row | Refusal> => {
     reply.header('deprecation', DEPRECATION);
     reply.header('sunset', SUNSET);
-    reply.header('link', `<${origin(request)}/v1/pets>; rel="successor-version"`);
+    reply.header('link', `<${ORIGIN}/v1/pets>; rel="successor-version"`);
     const { petId } = request.params as { petId: string };
     const id = /^\d{1,16}$/.test(petId) ? Number(petId) : NaN;
     if (!isId(id)) return invalid('petId is invalid');
@@ -475,9 +478,12 @@ export const storeNewPet =
     return { replayed: once.body };
   };
 
-/** A create's 201: the pet stored now, or the stored answer marked as replayed. */
-export function answerStored(reply: FastifyReply, stored: Stored): { readonly body: Row | string } {
-  reply.code(201);
+const tagOf = (json: string, link: string) => `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
+
+/** A create's 201, with the pet's tag and Location: the pet stored now, or the stored answer marked as replayed. */
+export function answerStored(request: FastifyRequest, reply: FastifyReply, stored: Stored): { readonly body: Row | string } {
+  const json = 'pet' in stored ? JSON.stringify(stored.pet) : stored.replayed;
+  reply.code(201).header('etag', tagOf(json, '')).header('location', `${ORIGIN}/v1/pets/${(JSON.parse(json) as Row).id}`);
   if ('pet' in stored) return { body: stored.pet };
   reply.header('idempotent-replayed', 'true').type('application/json; charset=utf-8');
   return { body: stored.replayed };
@@ -488,7 +494,7 @@ export const storePet = (store: Store) => {
   const storeChecked = storeNewPet(store);
   return async (request: FastifyRequest, reply: FastifyReply, pet: NewPet): Promise<FastifyReply> => {
     const stored = await storeChecked(request, pet);
-    return stored instanceof Refusal ? fail(reply, stored) : reply.send(answerStored(reply, stored).body);
+    return stored instanceof Refusal ? fail(reply, stored) : reply.send(answerStored(request, reply, stored).body);
   };
 };
 

@@ -165,7 +165,7 @@ class PetsController {
     if (!intercepted) return this.create(request, reply, body);
     const pet = validated ? body : checkNewPet(request.body);
     const stored = typeof pet === 'string' ? new Refusal('validation_failed', pet, 400) : await this.storeChecked(request, pet);
-    return answerStored(reply, throwIfRefused(stored)).body;
+    return answerStored(request, reply, throwIfRefused(stored)).body;
   }
 }
 

@@ -1,13 +1,15 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { CallerLookup } from '../http/caller-lookup';
-import { ApiKeyAuthenticator } from './application/api-key-authenticator';
+import { ApiKeyAuthenticator, KeyCacheBounds } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { AuthenticationService } from './application/authentication.service';
+import { KeyChangeListener } from './application/key-change-listener';
 import { KeyUsageRecorder } from './application/key-usage-recorder';
 import { PlanTable } from './application/plan-table';
 import { ApiKeyRepository } from './domain/api-key.repository';
+import { KeyChangeChannel, NoKeyChangeChannel } from './domain/key-change';
 import { BearerCallerLookup } from './http/bearer-caller-lookup';
 import { AccountOrmEntity } from './infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from './infrastructure/api-key.orm-entity';
@@ -24,13 +26,30 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
   providers: [
     { provide: PlanTable, inject: [AppConfig], useFactory: (config: AppConfig) => PlanTable.fromOverrides(config.rateLimitPlans) },
     ApiKeysService,
+    { provide: KeyCacheBounds, useValue: new KeyCacheBounds() },
     ApiKeyAuthenticator,
     AuthenticationService,
     KeyUsageRecorder,
     BearerCallerLookup,
     { provide: CallerLookup, useExisting: BearerCallerLookup },
     { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
+    { provide: KeyChangeChannel, inject: [AppConfig], useFactory: createKeyChangeChannel },
+    KeyChangeListener,
   ],
   exports: [ApiKeysService, CallerLookup],
 })
 export class AuthModule {}
+
+/** Redis pub/sub where the rate limits share Redis, so a key change reaches every instance at once; else none. */
+function createKeyChangeChannel(config: AppConfig): KeyChangeChannel {
+  if (!config.redisUrl && !config.redisClusterNodes) return new NoKeyChangeChannel();
+  // Loaded only when configured, as the rate limits' Redis client is.
+  const { RedisKeyChangeChannel } = require('./infrastructure/redis-key-change.channel') as typeof import('./infrastructure/redis-key-change.channel');
+  const logger = new Logger('ApiKeys');
+  return new RedisKeyChangeChannel({
+    url: config.redisUrl,
+    clusterNodes: config.redisClusterNodes,
+    channel: `${config.redisKeyPrefix}key-changes`,
+    onError: (message) => logger.warn(message),
+  });
+}

@@ -68,6 +68,13 @@ describe('loadConfig', () => {
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '0' }, /^Invalid configuration: DATABASE_STATEMENT_TIMEOUT_MS: must be an integer from 100 to 3600000$/],
     [{ LOG_FORMAT: 'text' }, /^Invalid configuration: LOG_FORMAT: must be json or pretty$/],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /^Invalid configuration: OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/],
+    [{ DATABASE_URL: 'mysql://u:secret@db:3306' }, /^Invalid configuration: DATABASE_URL: names no database; add it after the address, as in mysql:\/\/user:pass@host:3306\/animal_store$/],
+    [{ DATABASE_URL: 'mysql://u:secret@db:3306/' }, /^Invalid configuration: DATABASE_URL: names no database/],
+    [{ DATABASE_URL: 'mariadb://u@db1:3306,db2:3306' }, /^Invalid configuration: DATABASE_URL: names no database/],
+    [{ CORS_ORIGINS: 'notaurl' }, /^Invalid configuration: CORS_ORIGINS: must list origins as a browser sends them, .*; "notaurl" is not one$/],
+    [{ CORS_ORIGINS: 'https://shop.example, https://shop.example/app' }, /CORS_ORIGINS: .*"https:\/\/shop.example\/app" is not one$/],
+    [{ CORS_ORIGINS: 'https://shop.example/' }, /CORS_ORIGINS: .*"https:\/\/shop.example\/" is not one$/],
+    [{ CORS_ORIGINS: 'ftp://files.example' }, /CORS_ORIGINS: /],
   ])('stops on %p with one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -106,8 +113,35 @@ describe('loadConfig', () => {
   });
 
   it('runs production on the embedded store only when explicitly allowed', () => {
-    expect(loadConfig({ APP_ENV: 'production', ALLOW_SQLITE_IN_PRODUCTION: 'true' }).appEnv).toBe('production');
-    expect(loadConfig({ APP_ENV: 'production', DATABASE_URL: 'mysql://u:p@db:3306/store' }).appEnv).toBe('production');
+    const base = { PUBLIC_BASE_URL: 'https://api.example.com/v1' };
+    expect(loadConfig({ ...base, APP_ENV: 'production', ALLOW_SQLITE_IN_PRODUCTION: 'true' }).appEnv).toBe('production');
+    expect(loadConfig({ ...base, APP_ENV: 'production', DATABASE_URL: 'mysql://u:p@db:3306/store' }).appEnv).toBe('production');
+  });
+
+  it("writes links on its own environment's base URL, which staging and production must set", () => {
+    const bases = { PUBLIC_BASE_URL: 'https://api.example.com/v1', STAGING_BASE_URL: 'https://staging.example.com/v1' };
+    const production = { ...bases, DATABASE_URL: 'mysql://u:p@db:3306/store', APP_ENV: 'production' };
+    expect(loadConfig(production).ownBaseUrl).toBe('https://api.example.com/v1');
+    expect(loadConfig({ ...bases, APP_ENV: 'staging' }).ownBaseUrl).toBe('https://staging.example.com/v1');
+    expect(loadConfig({ ...bases, APP_ENV: 'test' }).ownBaseUrl).toBe('https://api.example.com/v1');
+    expect(loadConfig({}).ownBaseUrl).toBe('http://localhost:3000/v1');
+    expect(() => loadConfig({ ...production, PUBLIC_BASE_URL: '' })).toThrow(/^Invalid configuration: PUBLIC_BASE_URL: production writes its links with it; /);
+    expect(() => loadConfig({ PUBLIC_BASE_URL: bases.PUBLIC_BASE_URL, APP_ENV: 'staging' })).toThrow(/^Invalid configuration: STAGING_BASE_URL: staging /);
+  });
+
+  it('reads TRUST_PROXY as the proxies it names, and refuses true, a hop count or a name', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.5, 10.1.0.0/16,fd00::/8, loopback' }).trustProxy).toEqual(['10.0.0.5', '10.1.0.0/16', 'fd00::/8', 'loopback']);
+    for (const value of ['true', '1', 'proxy', '10.0.0.0/33', '10.0.0.5/8/1', 'fd00::/129']) {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/^Invalid configuration: TRUST_PROXY: .*; set the addresses or CIDR ranges of the proxies in front, e\.g\. 10\.0\.0\.5,10\.1\.0\.0\/16$/);
+    }
+  });
+
+  it('serves the operators\' endpoints on OPS_PORT when set', () => {
+    expect(loadConfig({}).opsPort).toBeUndefined();
+    expect(loadConfig({ OPS_PORT: '9100' }).opsPort).toBe(9100);
+    expect(() => loadConfig({ OPS_PORT: 'x' })).toThrow(/^Invalid configuration: OPS_PORT: /);
   });
 });
 

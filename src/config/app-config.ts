@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import { isIP } from 'node:net';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, ValidateBy, validateSync } from 'class-validator';
 
 export const APP_ENVS = ['development', 'test', 'staging', 'production'] as const;
@@ -43,6 +44,7 @@ function IsIntBetween(min: number, max = Number.MAX_SAFE_INTEGER): PropertyDecor
  */
 class EnvironmentVariables {
   @Transform(toInt) @IsIntBetween(0, 65535) PORT = 3000;
+  @IsOptional() @Transform(toInt) @IsIntBetween(0, 65535) OPS_PORT?: number;
   @IsString() HOST = '0.0.0.0';
   @Matches(/^(sqlite:.+|(mysql|mariadb):\/\/.+)$/, {
     message: 'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db',
@@ -85,15 +87,65 @@ class EnvironmentVariables {
   @IsOptional() @Matches(/^https?:\/\/[^\s]+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL of an OTLP collector' })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   @Transform(toInt) @IsIntBetween(1024) BODY_LIMIT_BYTES = 16_384;
-  @Transform(toBool) @IsBoolean() TRUST_PROXY = false;
+  @IsOptional() @IsString() TRUST_PROXY?: string;
   @Transform(toBool) @IsBoolean() ALLOW_SQLITE_IN_PRODUCTION = false;
-  @Transform(toList) @IsString({ each: true }) CORS_ORIGINS: string[] = [];
+  @Transform(toList)
+  @ValidateBy({
+    name: 'isOriginList',
+    validator: {
+      validate: (value) => Array.isArray(value) && value.every(isOrigin),
+      defaultMessage: (args) =>
+        `CORS_ORIGINS must list origins as a browser sends them, scheme://host[:port] with no path, such as https://shop.example.com; "${(args?.value as unknown[]).find((origin) => !isOrigin(origin))}" is not one`,
+    },
+  })
+  CORS_ORIGINS: string[] = [];
   @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) IDEMPOTENCY_TTL_SECONDS = 86_400;
   @Transform(toInt) @IsIntBetween(1) ORDER_HOLD_SECONDS = 1_800;
+  @Transform(toInt) @IsIntBetween(1, 3_650) USAGE_RETENTION_DAYS = 90;
   @Transform(toInt) @IsIntBetween(1) HEADERS_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) REQUEST_TIMEOUT_MS = 30_000;
   @Transform(toInt) @IsIntBetween(0) MAX_EVENT_LOOP_DELAY_MS = 1_000;
+}
+
+/** TRUST_PROXY as Fastify's `trustProxy` takes it: `false`, or the proxies' addresses, CIDR ranges and proxy-addr's names. */
+export type TrustProxy = false | readonly string[];
+
+const PROXY_ADDRESS_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const TRUST_PROXY_EXAMPLE = 'set the addresses or CIDR ranges of the proxies in front, e.g. 10.0.0.5,10.1.0.0/16';
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_ADDRESS_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * `true` would let any client write its own address into X-Forwarded-For; a
+ * hop count cannot tell a proxy from a client that connects directly, and
+ * Fastify ignores it (docs/adr/0049): both are refused, with what to set.
+ */
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') throw invalidConfiguration('TRUST_PROXY', `true would let any client pick its address; ${TRUST_PROXY_EXAMPLE}`);
+  if (/^\d+$/.test(value)) throw invalidConfiguration('TRUST_PROXY', `a hop count cannot tell a proxy from a client; ${TRUST_PROXY_EXAMPLE}`);
+  const entries = value.split(',').map((entry) => entry.trim());
+  const wrong = entries.find((entry) => !isProxyAddress(entry));
+  if (wrong !== undefined) throw invalidConfiguration('TRUST_PROXY', `"${wrong}" is not an IP address or CIDR range; ${TRUST_PROXY_EXAMPLE}`);
+  return entries;
+}
+
+/** Whether `value` is an origin as a browser's Origin header names it: http(s), a host, maybe a port, and nothing after. */
+function isOrigin(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** A Redis Cluster seed node, as REDIS_CLUSTER_NODES lists them. */
@@ -140,6 +192,8 @@ export type PlanOpenOrdersOverrides = Readonly<Record<string, number>>;
 export interface AppConfig {
   readonly port: number;
   readonly host: string;
+  /** Where /metrics and /readyz are served instead of `port`; unset, they are served on `port`. */
+  readonly opsPort?: number;
   readonly databaseUrl: string;
   /** Read replicas of the MySQL primary that serve pet reads; empty when there are none. */
   readonly databaseReplicaUrls: readonly string[];
@@ -157,6 +211,8 @@ export interface AppConfig {
   readonly appEnv: AppEnv;
   readonly publicBaseUrl: string;
   readonly stagingBaseUrl: string;
+  /** The base, ending in /v1, of every absolute URL the service writes: its own environment's, never a request's Host. */
+  readonly ownBaseUrl: string;
   readonly rateLimitPlans: RateLimitPlanOverrides;
   readonly planConcurrency: PlanConcurrencyOverrides;
   readonly planOpenOrders: PlanOpenOrdersOverrides;
@@ -168,7 +224,8 @@ export interface AppConfig {
   /** Set when requests are traced to an OTLP collector (OTEL_EXPORTER_OTLP_ENDPOINT). */
   readonly tracing: boolean;
   readonly bodyLimitBytes: number;
-  readonly trustProxy: boolean;
+  /** Which proxies may record the client address: none, or their addresses and CIDR ranges (Fastify's trustProxy). */
+  readonly trustProxy: TrustProxy;
   readonly allowSqliteInProduction: boolean;
   readonly corsOrigins: readonly string[];
   readonly shutdownTimeoutMs: number;
@@ -176,6 +233,8 @@ export interface AppConfig {
   readonly idempotencyTtlSeconds: number;
   /** How long a placed order holds its pet before it is cancelled, unless delivered. */
   readonly orderHoldSeconds: number;
+  /** How many UTC days of usage per key are kept, today included. */
+  readonly usageRetentionDays: number;
   /** A connection that has not sent a whole request head within this time is closed. */
   readonly headersTimeoutMs: number;
   /** A connection that has not sent a whole request, body included, within this time is closed. */
@@ -204,11 +263,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   if (MYSQL_URL.test(vars.DATABASE_URL)) checkDatabaseNodes(vars.DATABASE_URL);
+  if (MYSQL_URL.test(vars.DATABASE_URL) && !/^[a-z]+:\/\/[^/]+\/[^/?#]+/.test(vars.DATABASE_URL)) {
+    throw invalidConfiguration('DATABASE_URL', 'names no database; add it after the address, as in mysql://user:pass@host:3306/animal_store');
+  }
   if (vars.DATABASE_REPLICA_URLS && !MYSQL_URL.test(vars.DATABASE_URL)) {
     throw invalidConfiguration('DATABASE_REPLICA_URLS', 'read replicas need a MySQL or MariaDB DATABASE_URL');
   }
   if (vars.REDIS_URL && vars.REDIS_CLUSTER_NODES) {
     throw invalidConfiguration('REDIS_CLUSTER_NODES', 'set either REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
+  }
+  const ownBaseVariable = vars.APP_ENV === 'staging' ? 'STAGING_BASE_URL' : 'PUBLIC_BASE_URL';
+  if ((vars.APP_ENV === 'staging' || vars.APP_ENV === 'production') && present[ownBaseVariable] === undefined) {
+    throw invalidConfiguration(ownBaseVariable, `${vars.APP_ENV} writes its links with it; set the address clients use, e.g. https://api.example.com/v1`);
   }
   if (vars.REQUEST_TIMEOUT_MS < vars.HEADERS_TIMEOUT_MS) {
     throw invalidConfiguration('REQUEST_TIMEOUT_MS', 'must be at least HEADERS_TIMEOUT_MS, as the head is part of the request');
@@ -216,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     port: vars.PORT,
     host: vars.HOST,
+    opsPort: vars.OPS_PORT,
     databaseUrl: vars.DATABASE_URL,
     databaseReplicaUrls: vars.DATABASE_REPLICA_URLS ?? [],
     databaseReplicaMaxLagSeconds: vars.DATABASE_REPLICA_MAX_LAG_SECONDS,
@@ -227,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     appEnv: vars.APP_ENV,
     publicBaseUrl: vars.PUBLIC_BASE_URL,
     stagingBaseUrl: vars.STAGING_BASE_URL,
+    ownBaseUrl: vars[ownBaseVariable],
     ...parsePlans(vars.RATE_LIMIT_PLANS),
     banAfterRejections: vars.BAN_AFTER_REJECTIONS,
     banSeconds: vars.BAN_SECONDS,
@@ -234,12 +302,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logFormat: vars.LOG_FORMAT,
     tracing: vars.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
     bodyLimitBytes: vars.BODY_LIMIT_BYTES,
-    trustProxy: vars.TRUST_PROXY,
+    trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     allowSqliteInProduction: vars.ALLOW_SQLITE_IN_PRODUCTION,
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
     orderHoldSeconds: vars.ORDER_HOLD_SECONDS,
+    usageRetentionDays: vars.USAGE_RETENTION_DAYS,
     headersTimeoutMs: vars.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: vars.REQUEST_TIMEOUT_MS,
     maxEventLoopDelayMs: vars.MAX_EVENT_LOOP_DELAY_MS,

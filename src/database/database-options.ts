@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { boundedMysql2, DatabaseBounds } from './bounded-mysql2';
@@ -23,6 +23,9 @@ function migrationsOf(kind: DatabaseKind): string[] {
 /** How long a replica that refused a connection stays out of TypeORM's pool cluster before it is tried again. */
 export const REPLICA_RETRY_MS = 1_000;
 
+/** Without request bounds (migrations, the command lines), the longest a new MySQL connection may take: a server that does not answer is said within seconds. */
+export const CONNECT_TIMEOUT_MS = 4_000;
+
 /**
  * The one place that turns DATABASE_URL (and DATABASE_REPLICA_URLS) into
  * TypeORM options, with the entities the caller names (none for migrations
@@ -44,7 +47,7 @@ export function createDataSourceOptions(
   if (databaseKind(databaseUrl) === 'sqlite') {
     const path = databaseUrl.slice('sqlite:'.length);
     const database = path === ':memory:' ? path : resolve(path);
-    if (database !== ':memory:') mkdirSync(dirname(database), { recursive: true });
+    if (database !== ':memory:') makeFolder(dirname(database));
     return {
       ...common,
       type: 'better-sqlite3',
@@ -86,15 +89,26 @@ export function createDataSourceOptions(
     trace: false,
     migrations: migrationsOf('mysql'),
     extra: { connectionLimit: 10, ...stream },
-    ...(bounds && { driver: boundedMysql2(bounds), connectTimeout: bounds.acquireTimeoutMs }),
+    ...(bounds ? { driver: boundedMysql2(bounds), connectTimeout: bounds.acquireTimeoutMs } : { connectTimeout: CONNECT_TIMEOUT_MS }),
   };
+}
+
+/**
+ * Makes a folder and the folders above it that are missing, one at a time:
+ * Node's recursive mkdir spins for ever where a folder cannot be made though
+ * its parent exists (under /proc), where this throws that folder's error.
+ */
+function makeFolder(folder: string): void {
+  if (existsSync(folder)) return;
+  if (dirname(folder) !== folder) makeFolder(dirname(folder));
+  mkdirSync(folder);
 }
 
 /** The same MySQL store's primary alone, without the request bounds: for migrations, which may take longer than a request may. */
 export function unboundedPrimaryOf(options: DataSourceOptions): DataSourceOptions {
   if (options.type !== 'mysql') throw new Error('Only a MySQL DataSource has request bounds');
   const { replication, driver: _driver, connectTimeout: _connectTimeout, ...rest } = options;
-  return { ...rest, url: replication?.master.url ?? options.url };
+  return { ...rest, url: replication?.master.url ?? options.url, connectTimeout: CONNECT_TIMEOUT_MS };
 }
 
 /** A DATABASE_URL of several nodes: TypeORM is given its first node's URL, and mysql2 a `stream` that connects each connection to the node in use. */

@@ -18,6 +18,8 @@ import { UnitOfWork } from './unit-of-work';
       useFactory: (config: AppConfig) => ({
         ...createDataSourceOptions(config.databaseUrl, [], config.databaseReplicaUrls, databaseBoundsOf(config)),
         autoLoadEntities: true,
+        // Never retried here: the module logs each try with a stack trace; the server has waited for its store before it builds (docs/adr/0050).
+        toRetry: () => false,
       }),
       // The schema must be current before the first request; on MySQL migrations run first, on a DataSource of their own, as one may outlast the request bounds.
       dataSourceFactory: async (options) => {

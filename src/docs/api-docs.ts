@@ -1,7 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, ReferenceObject, ResponseObject, ResponsesObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { declaredErrorCodes } from '../errors/error-code';
+import { RouteNotFoundError } from '../errors/request-errors';
 import { takeRouteDocs } from '../http/route-docs';
 import { ETAG_HEADER_COMPONENT, inputErrorResponses, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS } from './api-standard-responses';
 
@@ -20,11 +22,12 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
     .setTitle('animal-store')
     .setDescription(
       "A store's catalogue of animals for sale. Every operation needs an API key sent as a bearer token, " +
-        'every response carries the rate-limit headers, and every error has the Error body. ' +
+        'every response carries the rate-limit headers, `Cache-Control: private` and `Vary: Authorization`, and every error has the Error body. ' +
+        "Absolute links start with the server of the environment that answers, never with the request's `Host`. " +
         'A 503 may come from a service that is draining or overloaded, before the operation is reached: it carries `Retry-After`, ' +
         'and neither the rate-limit headers nor the deprecation headers. ' +
         'Requests refused before they reach an operation get the Error body without the rate-limit headers: ' +
-        'malformed HTTP framing, a missing Host header or a broken percent-encoding (`bad_request`, 400), ' +
+        'malformed HTTP framing, a missing Host header or a broken percent-encoding (`bad_request`, 400), two Host headers (`validation_failed`, 400), ' +
         'a path parameter over the length limit (`uri_too_long`, 414), headers over the size limit ' +
         '(`request_header_fields_too_large`, 431); after broken framing the connection is closed. ' +
         'Requests pipelined on one connection are answered in order, each in full: a malformed request behind complete ones ' +
@@ -43,6 +46,7 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
     .addTag('pets', 'The catalogue of animals')
     .addTag('rate limits', "The caller's quota")
     .addTag('store', "The account's orders of pets")
+    .addTag('usage', "The caller's account's answers per day, key and outcome")
     .build();
   // No contact is published for this service; the builder's empty placeholder says nothing.
   delete base.info.contact;
@@ -128,8 +132,36 @@ export function serializeOpenApiDocument(document: OpenAPIObject): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
+/**
+ * What the page at /docs (or /docs/) loads, and the document: the rest of the
+ * Swagger UI package (its package.json, README, source maps) is no one's business.
+ */
+const DOCS_FILES = new Set([
+  '',
+  'index.html',
+  'openapi.json',
+  'swagger-ui-init.js',
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+  'favicon-16x16.png',
+]);
+
+/** The page's other address: @nestjs/swagger serves it there with its files named relative to /docs/docs/, where none is served. */
+const INDEX_PATH = `/${DOCS_PATH}/index.html`;
+
 /** `GET /docs` (Swagger UI, served from the package's own files) and `GET /docs/openapi.json`. */
 export function setupApiDocs(app: INestApplication): void {
+  // Sent to the page's own address (relative, so a proxy's path prefix is kept), whose file paths resolve under /docs/.
+  (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onRequest', async (request, reply) => {
+    if (request.url === INDEX_PATH || request.url.startsWith(`${INDEX_PATH}?`)) await reply.redirect('./', 301);
+  });
+  (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onRequest', (request, _reply, done) => {
+    const path = request.url.split('?')[0];
+    const prefix = `/${DOCS_PATH}/`;
+    done(path.startsWith(prefix) && !DOCS_FILES.has(path.slice(prefix.length)) ? new RouteNotFoundError() : undefined);
+  });
   const document = createOpenApiDocument(app, app.get(AppConfig));
   SwaggerModule.setup(DOCS_PATH, app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH,

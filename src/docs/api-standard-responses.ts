@@ -74,7 +74,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
   },
   415: {
     example: ['unsupported_media_type'],
-    description: '`unsupported_media_type`: the body is not sent as `application/json`',
+    description: '`unsupported_media_type`: the body is not sent as `application/json` (or, for a change, `application/merge-patch+json`)',
   },
   429: {
     example: ['rate_limited'],
@@ -106,17 +106,19 @@ const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Examp
   },
 };
 
-/** The `ETag` of a @ConditionalGet() operation's 200 and 304; declared once under components.headers. */
+/** The `ETag` of a @ConditionalGet() or @TaggedEntity() operation's answers; declared once under components.headers. */
 export const ETAG_HEADER_COMPONENT: HeadersObject = {
   ETag: {
     required: true,
-    description: 'RFC 9110: the tag of this representation (the body and its `Link`); send it back in `If-None-Match` to be answered 304 while it is current',
+    description:
+      'RFC 9110: the tag of this representation (the body, and a page\'s next `Link`); one pet has one tag, from its create, get and change alike. Send it back in `If-None-Match` to be answered 304 while it is current, or in `If-Match` to change only that version',
     schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{22}"$', example: '"3q2-7wAAAAAAAAAAAAAAAA"' },
   },
 };
 
 export interface StandardResponses {
-  success: { status: 200 | 201; description: string; type: Type<unknown> | [Type<unknown>]; headers?: HeadersObject };
+  /** Absent for an operation that answers without a body, which documents its success itself (e.g. a 204). */
+  success?: { status: 200 | 201; description: string; type: Type<unknown> | [Type<unknown>]; headers?: HeadersObject };
   /** The errors of the operation's own (its service's), besides those of the way in and of its route decorators. */
   errors?: OwnError[];
 }
@@ -140,7 +142,7 @@ export function ApiStandardResponses({ success, errors = [] }: StandardResponses
   const statuses: ErrorStatus[] = [401, 429, 500, 503];
   return (target, key, descriptor) => {
     applyDecorators(
-      ApiResponse({ status: success.status, description: success.description, type: success.type, headers: success.headers }),
+      ...(success ? [ApiResponse({ status: success.status, description: success.description, type: success.type, headers: success.headers })] : []),
       ...statuses.map((status) =>
         ApiResponse({
           status,

@@ -55,10 +55,19 @@ export function toErrorBody(exception: unknown): ErrorBody {
  */
 export function sendError(reply: FastifyReply, exception: unknown): ErrorBody {
   const body = toErrorBody(exception);
+  answeredCodes.set(reply, body.code);
   if (exception instanceof UnreadBodyError) void reply.header('Connection', 'close');
   if (exception instanceof RetryLaterError) void reply.header('Retry-After', exception.retryAfterSeconds);
   void reply.code(body.status).send(body);
   return body;
+}
+
+/** The code of each reply answered with the Error body, kept for the reply's lifetime alone. */
+const answeredCodes = new WeakMap<FastifyReply, string>();
+
+/** The Error body's code a reply was answered with, for its log line and metrics; undefined for an answer that is no error. */
+export function errorCodeOf(reply: FastifyReply): string | undefined {
+  return answeredCodes.get(reply);
 }
 
 /** Every error a route, guard, pipe or Fastify raises; unexpected ones are logged here with the request id. */

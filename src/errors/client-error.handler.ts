@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest, preParsingHookHandler 
 import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { sendError, toErrorBody } from './all-exceptions.filter';
+import { InvalidInputError } from './domain-error';
 import { ErrorBody } from './error-code';
 import { ExpectationFailedError, MalformedRequestError, RequestHeadersTooLargeError, UriTooLongError } from './request-errors';
 
@@ -136,4 +137,18 @@ export const refuseRequestWithoutHost: preParsingHookHandler = (request, reply, 
   if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return done();
   void reply.header('Connection', 'close');
   done(new MalformedRequestError('A Host header is required'), undefined);
+};
+
+/**
+ * Node keeps the first of two Host headers and drops the other, so a proxy
+ * that reads the last one would see another address than the service: such a
+ * request is refused rather than guessed at.
+ */
+export const refuseRepeatedHost: preParsingHookHandler = (request, reply, _payload, done) => {
+  const { rawHeaders } = request.raw;
+  let hosts = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) if (rawHeaders[index].toLowerCase() === 'host') hosts++;
+  if (hosts < 2) return done();
+  void reply.header('Connection', 'close');
+  done(new InvalidInputError('Only one Host header may be sent'), undefined);
 };

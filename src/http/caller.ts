@@ -22,6 +22,8 @@ export interface AnonymousCaller {
   readonly kind: 'anonymous';
   readonly address: string;
   readonly limits: PlanLimits;
+  /** A key came with the request, but was not looked up: its address was over its keyless limits (KeyLookupGate). */
+  readonly keyNotLookedUp?: boolean;
 }
 
 /**

@@ -10,13 +10,18 @@ import { DocumentRoute } from './route-docs';
 export const CONDITIONAL_GET = 'animal-store:conditional-get';
 
 /**
- * The entity tag of a JSON answer: a digest of its body and of its `Link`
- * header (a page's next link is part of what the client holds), so it
- * changes exactly when either does.
+ * The entity tag of a JSON answer: a digest of its body and of its next
+ * page's `Link` (part of what the client holds), so it changes exactly when
+ * either does.
  */
 export function entityTagOf(json: string, link: string): string {
   // 22 base64url characters: the digest's first 132 bits, plenty to tell representations apart.
   return `"${hash('sha256', `${json}\n${link}`, 'base64url').slice(0, 22)}"`;
+}
+
+/** `If-None-Match: *`: a 304 for it tells the client no more than a 200 would (whether the resource exists), so it is charged as one. */
+export function isAnyTag(ifNoneMatch: string): boolean {
+  return ifNoneMatch.trim() === '*';
 }
 
 /**
@@ -25,7 +30,7 @@ export function entityTagOf(json: string, link: string): string {
  */
 export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): boolean {
   if (ifNoneMatch === undefined) return false;
-  if (ifNoneMatch.trim() === '*') return true;
+  if (isAnyTag(ifNoneMatch)) return true;
   for (const [, opaque] of ifNoneMatch.matchAll(/(?:W\/)?("[^"]*")/g)) if (opaque === tag) return true;
   return false;
 }
@@ -66,7 +71,9 @@ interface Representation {
 function representationOf(request: FastifyRequest, reply: FastifyReply, body: unknown): Representation {
   const json = JSON.stringify(body);
   const link = reply.getHeader('Link');
-  const tag = entityTagOf(json, Array.isArray(link) ? link.join(', ') : String(link ?? ''));
+  // Only the next page's link: a deprecated route's successor link says nothing of the resource, whose tag is its body alone.
+  const next = (Array.isArray(link) ? link : [String(link ?? '')]).filter((value) => /rel="next"/.test(value));
+  const tag = entityTagOf(json, next.join(', '));
   return { json, tag, notModified: noneMatchHolds(request.headers['if-none-match'], tag) };
 }
 
@@ -95,13 +102,13 @@ export const ConditionalGet = (): MethodDecorator =>
       name: 'If-None-Match',
       required: false,
       description:
-        'The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window',
+        'The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window; a 304 for `*` is charged as a 200',
       schema: { type: 'string', example: '"3q2-7wAAAAAAAAAAAAAAAA"' },
     }),
     ApiResponse({
       status: 304,
       description:
-        'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands',
+        'Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window; `*` is charged as a 200): the rate-limit headers show the quota as it stands',
     }),
     DocumentRoute('conditional-get', { successHeaders: { ETag: { $ref: '#/components/headers/ETag' } } }),
   );

@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
-import { requestOrigin } from './request-origin';
+import type { AppConfig } from '../config/app-config';
+import { ownUrl } from './own-url';
 import { DocumentRoute } from './route-docs';
 
 /** What a deprecated route tells its callers on every answer. */
@@ -11,14 +12,14 @@ export interface Deprecation {
   /** When the route goes away, `YYYY-MM-DD` (RFC 8594 `Sunset: <HTTP date>`). */
   readonly sunset: string;
   /** The path of the operation that replaces it (RFC 8288 `rel="successor-version"`). */
-  readonly successor: string;
+  readonly successor: `/v1/${string}`;
 }
 
 /** The header values of a deprecation, worked out once where the route is declared. */
 interface DeprecationHeaders {
   readonly deprecation: string;
   readonly sunset: string;
-  readonly successor: string;
+  readonly successor: Deprecation['successor'];
 }
 
 /** A deprecated route's Fastify route config, which Fastify hands to each of its requests. */
@@ -75,14 +76,14 @@ export const Deprecated = (deprecation: Deprecation): MethodDecorator => {
  * included. The route's own declaration reaches the hook as its Fastify route
  * config (docs/adr/0034).
  */
-export function registerDeprecationHeaders(fastify: FastifyInstance, trustProxy: boolean): void {
+export function registerDeprecationHeaders(fastify: FastifyInstance, config: Pick<AppConfig, 'ownBaseUrl'>): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     const headers = (request.routeOptions.config as DeprecatedRouteConfig).deprecation;
     if (headers) {
       reply
         .header('Deprecation', headers.deprecation)
         .header('Sunset', headers.sunset)
-        .header('Link', `<${requestOrigin(request.raw, trustProxy)}${headers.successor}>; rel="successor-version"`);
+        .header('Link', `<${ownUrl(config, headers.successor)}>; rel="successor-version"`);
     }
     done();
   });

@@ -3,6 +3,7 @@ import { APP_PIPE, HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { registerDeprecationHeaders } from './deprecation';
+import { registerPrivateAnswers } from './private-answers';
 import { REQUEST_STATE_FIELD } from './request-context';
 import { UnknownRouteController } from './unknown-route.controller';
 import { StrictValidationPipe } from './validation';
@@ -10,7 +11,8 @@ import { StrictValidationPipe } from './validation';
 /**
  * What every module's routes share: the request's state (declared on every
  * request), the one validation pipe, the deprecation headers of @Deprecated()
- * routes, and the catch-all that answers an address no route has.
+ * routes, the private-cache headers of /v1 answers, and the catch-all that
+ * answers an address no route has.
  */
 @Module({
   controllers: [UnknownRouteController],
@@ -27,6 +29,7 @@ export class HttpModule implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
     fastify.decorateRequest(REQUEST_STATE_FIELD, null);
-    registerDeprecationHeaders(fastify, this.config.trustProxy);
+    registerDeprecationHeaders(fastify, this.config);
+    registerPrivateAnswers(fastify);
   }
 }

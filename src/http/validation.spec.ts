@@ -50,7 +50,18 @@ describe('the global validation pipe', () => {
     await expect(pipe.transform(nested(MAX_BODY_DEPTH - 1), asBody(LabelDto))).rejects.toThrow(new InvalidInputError('property pad should not exist'));
     for (const depth of [MAX_BODY_DEPTH, 8_000]) {
       await expect(pipe.transform(nested(depth), asBody(LabelDto))).rejects.toThrow(
-        new InvalidInputError(`Request body must not nest more than ${MAX_BODY_DEPTH} levels deep`),
+        new InvalidInputError(`Request body has nesting deeper than ${MAX_BODY_DEPTH} levels`),
+      );
+    }
+  });
+
+  it('refuses unknown query parameters named after members every object has, in a query without a prototype too', async () => {
+    const asQuery: ArgumentMetadata = { type: 'query', metatype: LabelDto as never, data: undefined };
+    for (const field of ['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__']) {
+      const query = Object.assign(Object.create(null), { label: 'a' });
+      Object.defineProperty(query, field, { value: 'x', enumerable: true });
+      await expect(pipe.transform(query, asQuery)).rejects.toThrow(
+        new InvalidInputError(`property ${field} should not exist; ownerId must be an integer from 1 to 9007199254740991`),
       );
     }
   });

@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
-import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
+import { buildMessage, getMetadataStorage, ValidateBy, ValidationOptions } from 'class-validator';
 import { InvalidInputError } from '../errors/domain-error';
 import { RefusedBody } from './json-body';
 
@@ -70,6 +70,40 @@ export function IsWellFormedUnicode(validationOptions?: ValidationOptions): Prop
   );
 }
 
+/**
+ * Unicode Cc (U+0000 to U+001F, U+007F to U+009F) and the bidirectional
+ * embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069),
+ * which make a text display as something other than what it holds, as ranges
+ * of a regular expression's character class (shared with the API document).
+ * Joiners and marks (U+200C to U+200F) are not among them.
+ */
+export const CONTROL_OR_BIDI_RANGES = '\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069';
+
+const CONTROL_OR_BIDI = new RegExp(`[${CONTROL_OR_BIDI_RANGES}]`, 'u');
+
+/** The first control or bidirectional formatting character of a string, as `U+XXXX`, or undefined. */
+function firstControlCharacter(value: unknown): string | undefined {
+  const found = typeof value === 'string' ? CONTROL_OR_BIDI.exec(value) : null;
+  return found ? `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : undefined;
+}
+
+/** A string without control characters or bidirectional formatting characters (see CONTROL_OR_BIDI_RANGES); the message names the first one. */
+export function HasNoControlCharacters(validationOptions?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'hasNoControlCharacters',
+      validator: {
+        validate: (value) => typeof value === 'string' && firstControlCharacter(value) === undefined,
+        defaultMessage: buildMessage((each, args) => {
+          const found = firstControlCharacter(args?.value) ?? 'one';
+          return `${each}$property must not contain control or bidirectional formatting characters (found ${found})`;
+        }, validationOptions),
+      },
+    },
+    validationOptions,
+  );
+}
+
 /** One message per field, in the order class-validator reports them (unknown fields first). */
 function describe(errors: ValidationError[]): string[] {
   return errors.flatMap((error) => {
@@ -97,6 +131,34 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+const declaredFields = new WeakMap<object, ReadonlySet<string>>();
+
+/** The fields a DTO class declares rules for, as class-validator's whitelist knows them. */
+function fieldsOf(metatype: object): ReadonlySet<string> {
+  let fields = declaredFields.get(metatype);
+  if (!fields) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(metatype as new () => unknown, '', false, false);
+    fields = new Set(rules.map((rule) => rule.propertyName));
+    declaredFields.set(metatype, fields);
+  }
+  return fields;
+}
+
+/**
+ * The value's own fields that its DTO does not declare, in the order sent.
+ * class-validator's whitelist misses those named after members every object
+ * inherits (`toString`, `constructor`, `hasOwnProperty`), which
+ * class-transformer skips and Nest's pipe deletes (`__proto__`, `prototype`,
+ * `constructor`) before it looks; own fields are compared here instead.
+ */
+function unknownFields(value: unknown, metatype: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof metatype !== 'function') return [];
+  const fields = fieldsOf(metatype);
+  return fields.size ? Object.keys(value).filter((name) => !fields.has(name)) : [];
+}
+
+const WHERE: Partial<Record<ArgumentMetadata['type'], string>> = { body: 'Request body', query: 'Query' };
+
 /**
  * The one global pipe: bodies are JSON objects, strict types (no "5" for 5),
  * unknown fields rejected, every failure raised as a domain error whose message
@@ -121,7 +183,9 @@ export class StrictValidationPipe extends ValidationPipe {
    * A body refused while it was read is raised here, after the guards. A
    * request body must be a JSON object (not absent, not null, not an array or
    * a scalar), whatever its route declares; class-transformer would otherwise
-   * turn such a body into an empty DTO.
+   * turn such a body into an empty DTO. A body or query nested too deep, or
+   * with fields its DTO does not declare, is refused before class-transformer
+   * copies it; every problem is named at once, unknown fields first.
    */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
@@ -129,11 +193,21 @@ export class StrictValidationPipe extends ValidationPipe {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new InvalidInputError('Request body must be a JSON object');
       }
-      if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
-        throw new InvalidInputError(`Request body must not nest more than ${MAX_BODY_DEPTH} levels deep`);
-      }
     }
-    return super.transform(value, metadata);
+    const where = WHERE[metadata.type];
+    if (where === undefined) return super.transform(value, metadata);
+    if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw new InvalidInputError(`${where} has nesting deeper than ${MAX_BODY_DEPTH} levels`);
+    const unknown = unknownFields(value, metadata.metatype);
+    if (!unknown.length) return super.transform(value, metadata);
+    const known = Object.fromEntries(Object.entries(value as object).filter(([name]) => !unknown.includes(name)));
+    const otherProblems = await super.transform(known, metadata).then(
+      () => [],
+      (error: unknown) => {
+        if (error instanceof InvalidInputError) return [error.message];
+        throw error;
+      },
+    );
+    throw new InvalidInputError([...unknown.map((name) => `property ${name} should not exist`), ...otherProblems].join('; '));
   }
 
   /**

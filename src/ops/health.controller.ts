@@ -2,6 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../http/public.decorator';
+import type { OpsPortRouteConfig } from './ops-port';
 import { SERVED_UNDER_PRESSURE } from './overload';
 import { notReadyMessage, ServiceUnavailableError } from './readiness';
 import { ReadinessService } from './readiness.service';
@@ -15,7 +16,7 @@ export class HealthController {
 
   /** Liveness: the process answers HTTP. Dependencies are left out on purpose, so a database outage never restarts every replica. */
   @Get('healthz')
-  @RouteConfig(SERVED_UNDER_PRESSURE)
+  @RouteConfig({ ...SERVED_UNDER_PRESSURE, opsPort: 'also' } satisfies OpsPortRouteConfig)
   @Header('Cache-Control', 'no-store')
   healthz(): { status: 'ok' } {
     return { status: 'ok' };
@@ -23,7 +24,7 @@ export class HealthController {
 
   /** Readiness: every required dependency answers in time; an optional one that does not (a read replica) is reported degraded. */
   @Get('readyz')
-  @RouteConfig(SERVED_UNDER_PRESSURE)
+  @RouteConfig({ ...SERVED_UNDER_PRESSURE, opsPort: 'only' } satisfies OpsPortRouteConfig)
   @Header('Cache-Control', 'no-store')
   async readyz(): Promise<{ status: 'ready'; checks: Record<string, string> }> {
     const outcomes = await this.readiness.check();

@@ -30,7 +30,7 @@ describe('createRootLogger', () => {
   });
 
   it('writes one JSON object per line in production, even on a terminal', () => {
-    const logger = createRootLogger(loadConfig({ APP_ENV: 'production', ALLOW_SQLITE_IN_PRODUCTION: 'true' }), destination, true);
+    const logger = createRootLogger(loadConfig({ APP_ENV: 'production', ALLOW_SQLITE_IN_PRODUCTION: 'true', PUBLIC_BASE_URL: 'https://api.example.com/v1' }), destination, true);
     logger.info({ requestId: 'r-1', status: 200 }, 'request completed');
     expect(written).toHaveLength(1);
     expect(JSON.parse(written[0])).toMatchObject({ level: 'info', requestId: 'r-1', status: 200, msg: 'request completed' });

@@ -84,8 +84,27 @@ interface FinishedRequest {
   readonly method: string;
 }
 
-/** One line per answered request: id, method, route template, status, duration; never headers or bodies. */
-export function logRequest(root: PinoInstance, request: FinishedRequest, route: string, status: number, elapsedMs: number): void {
+/** Who sent a request, as its log line names it: the key's id (never its secret), its account and plan. */
+export interface LoggedCaller {
+  readonly keyId: number;
+  readonly accountId: number;
+  readonly plan: string;
+}
+
+/**
+ * One line per answered request: id, method, route template, status, duration,
+ * the key's id, account and plan when a key sent it, and the Error body's code
+ * of a refusal; never headers or bodies.
+ */
+export function logRequest(
+  root: PinoInstance,
+  request: FinishedRequest,
+  route: string,
+  status: number,
+  elapsedMs: number,
+  caller?: LoggedCaller,
+  errorCode?: string,
+): void {
   const failed = status >= 500;
   const level = failed ? 'error' : 'info';
   if (!root.isLevelEnabled(level)) return;
@@ -96,6 +115,8 @@ export function logRequest(root: PinoInstance, request: FinishedRequest, route: 
       route,
       status,
       durationMs: Math.round(elapsedMs),
+      ...(caller && { keyId: caller.keyId, accountId: caller.accountId, plan: caller.plan }),
+      ...(errorCode !== undefined && { code: errorCode }),
     },
     failed ? 'request failed' : 'request completed',
   );

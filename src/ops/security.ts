@@ -30,27 +30,35 @@ export const HELMET_OPTIONS: FastifyHelmetOptions = {
   frameguard: { action: 'deny' },
 };
 
-/** What a browser script on an allowed origin may read from a response besides the basics. */
+/** What a browser script on an allowed origin may read from a response besides the basics: every header the API sends for clients. */
 export const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
   'Retry-After',
   'Link',
+  'Location',
   'ETag',
   'Deprecation',
   'Sunset',
+  'Idempotent-Replayed',
+  'WWW-Authenticate',
   'X-Request-Id',
 ];
+
+/** What a browser script may send: every method and request header the API reads (merge-patch+json is a Content-Type value, so nothing to list). */
+const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'];
+const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'];
 
 /** CORS only for the listed origins; undefined (no CORS headers at all) when none is listed. */
 export function corsOptionsFor(origins: readonly string[]): CorsOptions | undefined {
   if (origins.length === 0) return undefined;
   return {
     origin: [...origins],
-    methods: ['GET', 'POST'],
-    // If-None-Match: a script that keeps a page asks for it again conditionally.
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
+    methods: CORS_METHODS,
+    allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: 600,
   };

@@ -4,17 +4,22 @@ import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { CallerLookup } from '../http/caller-lookup';
 import { ConditionalAnswers } from '../http/conditional-answers';
+import { OpsMetrics } from '../ops/metrics';
 import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
+import { BanLog } from './application/ban-log';
 import { MINUTE_MS, RateLimiter } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
 import { DeferredCharges } from './http/deferred-charges';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
 import { RateLimitController } from './http/rate-limit.controller';
+import { UnmatchedRouteCharges } from './http/unmatched-route-charges';
 import { ClosableRateLimitStore, createRateLimitStore, isSharedStore } from './infrastructure/create-rate-limit-store';
 import { Clock } from '../config/clock';
 import { ConcurrencyLimiter } from './application/concurrency-limiter';
 import { ConcurrencyStore } from './domain/concurrency-store';
 import { ConcurrencyCapGuard } from './http/concurrency-cap.guard';
+import { KeyLookupGate } from '../http/key-lookup-gate';
+import { AddressKeyLookupGate } from './http/address-key-lookup-gate';
 import { createConcurrencyStore } from './infrastructure/create-concurrency-store';
 
 /** The counters (memory or Redis) and the limiter that judges against them, which is the throttler's storage. */
@@ -40,7 +45,9 @@ import { createConcurrencyStore } from './infrastructure/create-concurrency-stor
   exports: [RateLimiter, ConcurrencyLimiter],
 })
 class RateLimitCountersModule implements OnApplicationShutdown {
-  constructor(@Inject(RateLimitStore) private readonly store: ClosableRateLimitStore) {}
+  constructor(@Inject(RateLimitStore) private readonly store: ClosableRateLimitStore, metrics: OpsMetrics) {
+    metrics.markRateLimitStoreShared(isSharedStore(store));
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.store.close();
@@ -79,11 +86,15 @@ class RateLimitCountersModule implements OnApplicationShutdown {
   controllers: [RateLimitController],
   providers: [
     PlanThrottlerGuard,
+    BanLog,
+    UnmatchedRouteCharges,
     DeferredCharges,
     { provide: ConditionalAnswers, useExisting: DeferredCharges },
     // The concurrency cap, which AppModule registers as the last global guard.
     ConcurrencyCapGuard,
+    // Asked by the caller lookup (auth) before it looks up a key this instance has not verified lately.
+    { provide: KeyLookupGate, useClass: AddressKeyLookupGate },
   ],
-  exports: [PlanThrottlerGuard, ConditionalAnswers, ConcurrencyCapGuard],
+  exports: [PlanThrottlerGuard, ConditionalAnswers, ConcurrencyCapGuard, KeyLookupGate],
 })
 export class RateLimitModule {}

@@ -8,6 +8,8 @@ import {
   http,
   HttpAnswer,
   metric,
+  OPS_PORT,
+  opsHttp,
   projectLeftovers,
   run,
   servedBy,
@@ -107,17 +109,18 @@ describeWithDocker('the compose stack on this machine', () => {
     if (project && !down) await composeScript('down', 5 * 60_000);
   }, 6 * 60_000);
 
-  it('is ready through nginx, with the database replica', async () => {
+  it('is ready on the operators\' port, with the database replica, and nginx publishes neither readiness nor metrics', async () => {
     const ready = await waitFor(
       'readyz with replica-1 up',
       async () => {
-        const answer = await http<{ checks: Record<string, string> }>('/readyz');
+        const answer = await opsHttp<{ checks: Record<string, string> }>('app1', '/readyz');
         return answer.status === 200 && answer.body.checks['replica-1'] === 'up' ? answer : undefined;
       },
       60_000,
     );
     expect(ready.body).toEqual({ status: 'ready', checks: { database: 'up', redis: 'up', 'replica-1': 'up' } });
     expect((await http('/metrics')).status).toBe(404);
+    expect((await http('/readyz')).status).toBe(404);
   });
 
   it('runs as node from an image with no compiler and no source', async () => {
@@ -298,7 +301,7 @@ describeWithDocker('the compose stack on this machine', () => {
     expect((await compose(['start', 'app1'])).status).toBe(0);
     await waitFor(
       'app1 healthy again',
-      async () => ((await exec('app1', ['node', '-e', "fetch('http://127.0.0.1:3000/readyz').then((r) => process.exit(r.ok ? 0 : 1))"])) === '' ? true : undefined),
+      async () => ((await exec('app1', ['node', '-e', `fetch('http://127.0.0.1:${OPS_PORT}/readyz').then((r) => process.exit(r.ok ? 0 : 1))`])) === '' ? true : undefined),
       60_000,
     );
   });

@@ -24,12 +24,15 @@ describeWithCompose('docker-compose.yml', () => {
     expect({ status: result.status, stderr: result.stderr.trim() }).toEqual({ status: 0, stderr: '' });
   });
 
-  it('runs two replicas that trust the proxy, behind nginx that waits for them to be healthy', () => {
+  it('runs two replicas that trust the proxy alone, behind nginx that waits for them to be healthy', () => {
     const result = spawnSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: ROOT, encoding: 'utf8' });
     expect(result.status).toBe(0);
     const resolved = result.stdout;
     for (const replica of ['app1', 'app2']) expect(resolved).toMatch(new RegExp(`^  ${replica}:$`, 'm'));
-    expect(resolved.match(/TRUST_PROXY: 'true'|TRUST_PROXY: "true"/g)).toHaveLength(2);
+    const proxyAddress = /^  proxy:\n(?:    .*\n|      .*\n)*?        ipv4_address: (\S+)$/m.exec(resolved)?.[1];
+    expect(proxyAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(resolved.match(/^      TRUST_PROXY: (\S+)$/gm)).toEqual([`      TRUST_PROXY: ${proxyAddress}`, `      TRUST_PROXY: ${proxyAddress}`]);
+    expect(resolved.match(/^      OPS_PORT: '?9100'?$/gm)).toHaveLength(2);
     expect(resolved.match(/condition: service_healthy/g)?.length).toBeGreaterThanOrEqual(6);
   });
 
@@ -60,6 +63,19 @@ describeWithCompose('docker-compose.yml', () => {
       .map((service) => [/^  ([a-z0-9-]+):$/m.exec(service)?.[1], /^    ports:\n((?:    - .*\n)+)/m.exec(service)?.[1].trim()])
       .filter(([, ports]) => ports !== undefined);
     expect(published).toEqual([['proxy', '- 127.0.0.1:3000:8080/tcp']]);
+  });
+});
+
+describe('deploy/nginx.conf', () => {
+  const conf = readFileSync(join(ROOT, 'deploy', 'nginx.conf'), 'utf8');
+
+  it('records the address nginx saw in X-Forwarded-For, never what the client wrote, and forwards no Host for links', () => {
+    expect(conf.match(/proxy_set_header X-Forwarded-For .*;/g)).toEqual(['proxy_set_header X-Forwarded-For $remote_addr;']);
+    expect(conf).not.toMatch(/proxy_add_x_forwarded_for|X-Forwarded-Host/);
+  });
+
+  it('proxies nothing to the operators\' port', () => {
+    expect(conf).not.toMatch(/:9100/);
   });
 });
 

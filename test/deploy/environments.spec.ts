@@ -40,6 +40,29 @@ describe('what APP_ENV changes at start', () => {
     ]);
   });
 
+  it.each([
+    ['staging', 'STAGING_BASE_URL', { PUBLIC_BASE_URL: 'https://api.example.com/v1' }],
+    ['production', 'PUBLIC_BASE_URL', { STAGING_BASE_URL: 'https://staging.example.com/v1', ALLOW_SQLITE_IN_PRODUCTION: 'true' }],
+  ])('%s without its own base URL (%s) refuses to start with one line', async (appEnv, variable, others) => {
+    const refused = await refusedStart({ APP_ENV: appEnv, DATABASE_URL: freshSqlite(), ...others });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `Invalid configuration: ${variable}: ${appEnv} writes its links with it; set the address clients use, e.g. https://api.example.com/v1`,
+    ]);
+  });
+
+  it.each([
+    ['true', 'true would let any client pick its address'],
+    ['1', 'a hop count cannot tell a proxy from a client'],
+    ['10.0.0.5,proxy.local', '"proxy.local" is not an IP address or CIDR range'],
+  ])('TRUST_PROXY=%s refuses to start with one line that says what to set', async (value, why) => {
+    const refused = await refusedStart({ TRUST_PROXY: value });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `Invalid configuration: TRUST_PROXY: ${why}; set the addresses or CIDR ranges of the proxies in front, e.g. 10.0.0.5,10.1.0.0/16`,
+    ]);
+  });
+
   it('a bad variable stops the start with one line naming it', async () => {
     const refused = await refusedStart({ PORT: 'eighty' });
     expect(refused.code).toBe(1);
@@ -59,7 +82,13 @@ describe('what APP_ENV changes at start', () => {
     ['staging', 'prints no key', null],
     ['production', 'prints no key', null],
   ])('%s on an empty store %s', async (appEnv, _outcome, printed) => {
-    const service = await startServiceProcess({ APP_ENV: appEnv, DATABASE_URL: freshSqlite(), ALLOW_SQLITE_IN_PRODUCTION: 'true' });
+    const service = await startServiceProcess({
+      APP_ENV: appEnv,
+      DATABASE_URL: freshSqlite(),
+      ALLOW_SQLITE_IN_PRODUCTION: 'true',
+      PUBLIC_BASE_URL: 'https://api.example.com/v1',
+      STAGING_BASE_URL: 'https://staging.example.com/v1',
+    });
     try {
       const output = service.output();
       if (printed) expect(output).toMatch(printed);

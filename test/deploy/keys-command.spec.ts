@@ -23,6 +23,7 @@ describe('the key command of the production image', () => {
     ...process.env,
     NODE_ENV: 'production',
     APP_ENV: 'production',
+    PUBLIC_BASE_URL: 'https://api.example.com/v1',
     ALLOW_SQLITE_IN_PRODUCTION: 'true',
     DATABASE_URL: `sqlite:${database}`,
     LOG_LEVEL: 'silent',

@@ -37,7 +37,9 @@ describe('the runtime', () => {
   it('starts the service as node dist/main.js, from npm and in the image alike, with no V8 flag', () => {
     const command = manifest.scripts['start:prod'];
     expect(command).toBe('node dist/main.js');
-    expect(manifest.scripts.start).toBe(`nest build && ${command}`);
+    // Built only when dist/ is missing or older than src/, as keys, backup and migrate are.
+    expect(manifest.scripts.start).toBe(`node scripts/build-if-stale.js && ${command}`);
+    expect(manifest.scripts.migrate).toBe('node scripts/build-if-stale.js && node dist/database/migrate.js');
     const dockerfile = read('Dockerfile');
     const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
     expect(JSON.parse(cmd ?? 'null')).toEqual(['node', 'dist/main.js']);

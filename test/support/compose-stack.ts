@@ -117,6 +117,22 @@ export async function exec(service: string, command: string[]): Promise<string> 
   return result.stdout;
 }
 
+/** The replicas' operators' port (OPS_PORT in docker-compose.yml), which nginx does not publish. */
+export const OPS_PORT = 9100;
+
+/** GET `path` on a replica's operators' port, from inside its container. */
+export async function opsHttp<T = unknown>(service: string, path: string): Promise<{ status: number; body: T }> {
+  const script = `fetch('http://127.0.0.1:${OPS_PORT}${path}').then(async (r) => process.stdout.write(JSON.stringify({ status: r.status, text: await r.text() })))`;
+  const { status, text } = JSON.parse(await exec(service, ['node', '-e', script])) as { status: number; text: string };
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: the text as it is.
+  }
+  return { status, body: body as T };
+}
+
 /** The last line the key command printed: the new key. */
 export async function createKey(args: string[]): Promise<string> {
   const output = await exec('app1', ['node', 'dist/keys.js', 'create', ...args]);
@@ -127,7 +143,7 @@ export async function createKey(args: string[]): Promise<string> {
 
 /** The value of each sample of `name` in an app replica's /metrics, by its label text. */
 export async function metric(service: string, name: string): Promise<Map<string, number>> {
-  const text = await exec(service, ['node', '-e', "fetch('http://127.0.0.1:3000/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))"]);
+  const text = await exec(service, ['node', '-e', `fetch('http://127.0.0.1:${OPS_PORT}/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))`]);
   const samples = new Map<string, number>();
   for (const line of text.split('\n')) {
     const match = new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`).exec(line);

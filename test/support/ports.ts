@@ -47,3 +47,13 @@ async function everyFree(ports: readonly number[]): Promise<boolean> {
   for (const port of ports) if (!(await isFree(port))) return false;
   return true;
 }
+
+/** A loopback port that a server of the spec holds until `close`, so that another process finds it in use. */
+export async function occupiedPort(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -10,6 +10,10 @@ export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['qu
 export type RateLimitStatus = components['schemas']['RateLimitStatus'];
 export type Order = components['schemas']['Order'];
 export type ListOrdersQuery = NonNullable<operations['listOrders']['parameters']['query']>;
+export type Usage = components['schemas']['Usage'];
+export type UsageQuery = NonNullable<operations['getUsage']['parameters']['query']>;
+export type PetPatch = components['schemas']['PetPatch'];
+export type Inventory = components['schemas']['Inventory'];
 
 export interface PetPage {
   readonly pets: Pet[];
@@ -34,6 +38,11 @@ export interface AnimalStoreClientOptions {
   environment?: Partial<RetryEnvironment>;
   /** How many pages and pets the client keeps with their ETag, to ask again conditionally (default 500; 0: none). */
   cacheEntries?: number;
+}
+
+export interface ChangeOptions {
+  /** The ETag of the version the change is made from: if the pet changed since, the call fails 412 `precondition_failed`. */
+  ifMatch?: string;
 }
 
 export interface CreatePetOptions {
@@ -152,9 +161,37 @@ export class AnimalStoreClient {
     return data;
   }
 
+  /**
+   * Changes a pet by JSON merge patch: the fields given, at least one. A
+   * status moves as the service allows (409 `invalid_transition`, or
+   * `pet_reserved` while a placed order holds the pet).
+   */
+  async updatePet(petId: number, patch: PetPatch, options: ChangeOptions = {}): Promise<Pet> {
+    const headers = { 'Content-Type': 'application/merge-patch+json', ...ifMatchHeader(options) };
+    const { data } = await this.send(() => this.api.PATCH('/pets/{petId}', { params: { path: { petId } }, body: patch, headers }));
+    return data;
+  }
+
+  /** Removes a pet. A retry after an answer lost on the way may find it gone already: 404 `not_found`. */
+  async deletePet(petId: number, options: ChangeOptions = {}): Promise<void> {
+    await this.send(() => this.api.DELETE('/pets/{petId}', { params: { path: { petId } }, headers: ifMatchHeader(options) }));
+  }
+
+  /** How many pets have each status. */
+  async inventory(): Promise<Inventory> {
+    const { data } = await this.send(() => this.api.GET('/store/inventory'));
+    return data;
+  }
+
   /** The key's plan, account, each window's limit, remaining and reset, and its ban; spends no quota. */
   async rateLimit(): Promise<RateLimitStatus> {
     const { data } = await this.send(() => this.api.GET('/rate_limit'));
+    return data;
+  }
+
+  /** The account's answers per UTC day and key, by outcome (the last 7 days, the last `days`, or `from`–`to`); spends no quota. */
+  async usage(query: UsageQuery = {}): Promise<Usage> {
+    const { data } = await this.send(() => this.api.GET('/usage', { params: { query } }));
     return data;
   }
 
@@ -204,6 +241,10 @@ export class AnimalStoreClient {
     const retryAfterSeconds = error.retryAfterSeconds;
     return retryAfterSeconds === undefined ? fullJitterDelay(attempt - 1, this.retry, this.environment.random) : retryAfterSeconds * 1000;
   }
+}
+
+function ifMatchHeader({ ifMatch }: ChangeOptions): { 'If-Match'?: string } {
+  return ifMatch === undefined ? {} : { 'If-Match': ifMatch };
 }
 
 function errorFrom(body: unknown, response: Response): AnimalStoreError {

@@ -13,9 +13,29 @@ export interface paths {
         };
         /**
          * The caller's quota
-         * @description The key's plan and account, and for each window of the plan its limit, the requests left and when it resets, and the key's ban if any. Spends no quota: it is limited on its own, to 30 a minute per account, and its rate-limit headers describe that limit (`"minute@getRateLimit"`). It answers while the key is banned. Any key may ask; no scope is needed.
+         * @description The key's plan and account, and for each window of the plan its limit, the requests left and when it resets, and the key's ban if any. A window reads as it stands even while the key is banned: the ban is reported apart, in `ban`. Spends no quota: it is limited on its own, to 30 a minute per account, and its rate-limit headers describe that limit (`"minute@getRateLimit"`). It answers while the key is banned. Any key may ask; no scope is needed.
          */
         get: operations["getRateLimit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's account's usage
+         * @description The answers the caller's account was given, per UTC day and per key, by outcome (2xx, 304, other 4xx, 429, 5xx), over the last `days` (default 7) or from `from` to `to`. Counts are written every few seconds, so the last seconds may not show yet; days are kept as long as the service is configured to (default 90). Spends no quota: it is limited on its own, to 30 a minute per account. Any key may ask; no scope is needed. Another account's usage is never shown.
+         */
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -61,6 +81,34 @@ export interface paths {
          * @description Deprecated: removed on 5 December 2030 (Thu, 05 Dec 2030 00:00:00 GMT). Use `GET /pets` with the `status` filter instead.
          */
         get: operations["getPet"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a pet
+         * @description The pet is gone from every page and from the inventory, and its id is never given to another pet. A pet held by a placed order cannot be removed.
+         */
+        delete: operations["deletePet"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a pet
+         * @description A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`, each with the rules of a create; at least one, never `null`. A status moves from `available` to `pending` or `sold`, from `pending` to `available` or `sold`; `sold` is final, and the same status changes nothing. A pet held by a placed order keeps its status (its name and category may change). With `If-Match`, only the version it names is changed.
+         */
+        patch: operations["updatePet"];
+        trace?: never;
+    };
+    "/store/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count pets by status
+         * @description Every status is present, 0 when no pet has it.
+         */
+        get: operations["getInventory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -180,13 +228,13 @@ export interface components {
              */
             limit: number;
             /**
-             * @description Requests left in the window now; 0 while banned
+             * @description Requests left in the window now, as the account's keys share it; a ban is reported apart, in `ban`
              * @example 57
              */
             remaining: number;
             /**
              * Format: int64
-             * @description Unix time, in seconds, at which the window resets; the end of the ban while banned
+             * @description Unix time, in seconds, at which the window resets
              * @example 1795219260
              */
             reset: number;
@@ -215,7 +263,7 @@ export interface components {
          * @description Machine-readable error code
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "insufficient_scope" | "not_found" | "idempotency_key_in_use" | "invalid_transition" | "pet_not_available" | "too_many_open_orders" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+        ErrorCode: "bad_request" | "validation_failed" | "unauthorized" | "insufficient_scope" | "not_found" | "idempotency_key_in_use" | "invalid_transition" | "pet_not_available" | "pet_reserved" | "too_many_open_orders" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "api_key_banned" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
         /** @description The body of every error response: exactly these three fields. */
         Error: {
             /** @description Machine-readable error code */
@@ -228,6 +276,88 @@ export interface components {
              */
             status: number;
         };
+        /** @description The account the report covers: the caller's own. */
+        UsageAccount: {
+            /**
+             * Format: int64
+             * @description The account's id
+             * @example 3
+             */
+            id: number;
+        };
+        /** @description Answers by outcome. */
+        UsageCounts: {
+            /**
+             * @description Answers 2xx
+             * @example 120
+             */
+            success: number;
+            /**
+             * @description Answers 304 Not Modified
+             * @example 30
+             */
+            notModified: number;
+            /**
+             * @description Answers 4xx other than 429
+             * @example 2
+             */
+            clientError: number;
+            /**
+             * @description Answers 429 (rate limited or banned)
+             * @example 0
+             */
+            rateLimited: number;
+            /**
+             * @description Answers 5xx
+             * @example 0
+             */
+            serverError: number;
+        };
+        /** @description One key's answers. */
+        KeyUsage: {
+            /**
+             * Format: int64
+             * @description The key's id
+             * @example 12
+             */
+            id: number;
+            counts: components["schemas"]["UsageCounts"];
+        };
+        /** @description The account's answers on one UTC day. */
+        DayUsage: {
+            /**
+             * Format: date
+             * @description The UTC day
+             * @example 2026-12-07
+             */
+            day: string;
+            /** @description Every key of the account together */
+            total: components["schemas"]["UsageCounts"];
+            /** @description Each key answered that day, by id */
+            keys: components["schemas"]["KeyUsage"][];
+        };
+        /** @description The caller's account's answers per UTC day, per key and by outcome. Counts are written in batches, so the last few seconds may not show yet. */
+        Usage: {
+            account: components["schemas"]["UsageAccount"];
+            /**
+             * Format: date
+             * @description The first UTC day covered
+             * @example 2026-12-01
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last UTC day covered
+             * @example 2026-12-07
+             */
+            to: string;
+            /** @description Every day and key together */
+            total: components["schemas"]["UsageCounts"];
+            /** @description Each key of the account answered in the range, by id, over the whole range */
+            keys: components["schemas"]["KeyUsage"][];
+            /** @description Each day with answers, oldest first; days without any are left out */
+            days: components["schemas"]["DayUsage"][];
+        };
         /** @enum {string} */
         PetStatus: "available" | "pending" | "sold";
         /** @description An animal in the catalogue. */
@@ -239,7 +369,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description The animal's name: 1 to 255 characters (code points), not only white space; stored and returned exactly as sent
+             * @description The animal's name: 1 to 255 characters (code points), not only white space, without control characters (Unicode Cc) or bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069); stored and returned exactly as sent
              * @example Rex
              */
             name: string;
@@ -258,7 +388,7 @@ export interface components {
         /** @description An animal to add; the service assigns its id. */
         NewPet: {
             /**
-             * @description The animal's name: 1 to 255 characters (code points), not only white space; stored and returned exactly as sent
+             * @description The animal's name: 1 to 255 characters (code points), not only white space, without control characters (Unicode Cc) or bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069); stored and returned exactly as sent
              * @example Rex
              */
             name: string;
@@ -273,6 +403,31 @@ export interface components {
              * @default available
              */
             status?: components["schemas"]["PetStatus"];
+        };
+        /** @description The fields to change, at least one; an absent field keeps its value. `null` is refused: every field of a Pet is required. */
+        PetPatch: {
+            /**
+             * @description The animal's name: 1 to 255 characters (code points), not only white space, without control characters (Unicode Cc) or bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069); stored and returned exactly as sent
+             * @example Rex
+             */
+            name?: string;
+            /**
+             * Format: int64
+             * @description Identifier of the category the animal belongs to
+             * @example 3
+             */
+            categoryId?: number;
+            /** @description Availability status: `available` to `pending` or `sold`, `pending` to `available` or `sold`; `sold` is final */
+            status?: components["schemas"]["PetStatus"];
+        };
+        /** @description How many pets the store has of each status; removed pets are not counted. */
+        Inventory: {
+            /** @example 12 */
+            available: number;
+            /** @example 2 */
+            pending: number;
+            /** @example 40 */
+            sold: number;
         };
         /** @enum {string} */
         OrderStatus: "placed" | "delivered" | "cancelled";
@@ -344,7 +499,7 @@ export interface components {
          * @example "minute";r=59;t=60, "day";r=999;t=86400, "answers";r=599;t=60
          */
         RateLimit: string;
-        /** @description RFC 9110: the tag of this representation (the body and its `Link`); send it back in `If-None-Match` to be answered 304 while it is current */
+        /** @description RFC 9110: the tag of this representation (the body, and a page's next `Link`); one pet has one tag, from its create, get and change alike. Send it back in `If-None-Match` to be answered 304 while it is current, or in `If-Match` to change only that version */
         ETag: string;
     };
     pathItems: never;
@@ -461,6 +616,144 @@ export interface operations {
             };
         };
     };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description The last this many UTC days, today included (default 7). Not with `from` or `to`. */
+                days?: number;
+                /** @description The first UTC day of the report; with `to`, at most 366 days */
+                from?: string;
+                /** @description The last UTC day of the report (default today) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's usage */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description `validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "categoryId must be an integer from 1 to 9007199254740991",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": "Bearer realm=\"animal-store\"";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: send Authorization: Bearer <key>",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before a request would be accepted */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded; retry after the time given in Retry-After",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure; the cause is logged on the server only */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPets: {
         parameters: {
             query?: {
@@ -472,7 +765,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window */
+                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window; a 304 for `*` is charged as a 200 */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -497,7 +790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"][];
                 };
             };
-            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands */
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window; `*` is charged as a 200): the rate-limit headers show the quota as it stands */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -645,7 +938,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry; scoped to the API key. 1 to 255 printable ASCII characters, e.g. a UUID. */
+                /** @description Makes the create safe to retry; scoped to the API key and kept for this operation alone. 1 to 255 printable ASCII characters, e.g. a UUID, as they are or as a structured-field string (`"abc"` is the key `abc`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -660,8 +953,11 @@ export interface operations {
             /** @description The pet as stored, with its id */
             201: {
                 headers: {
+                    /** @description The new pet's address, `…/v1/pets/{id}` */
+                    Location: string;
                     /** @description Present, `true`, when this is the stored answer to an earlier request with the same `Idempotency-Key` and body */
                     "Idempotent-Replayed"?: "true";
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -782,7 +1078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: the body is not sent as `application/json` */
+            /** @description `unsupported_media_type`: the body is not sent as `application/json` (or, for a change, `application/merge-patch+json`) */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -803,7 +1099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with a different body */
+            /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with a different body, or for another operation */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -817,7 +1113,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "idempotency_key_reused",
-                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "message": "This Idempotency-Key was already used with a different request body or operation",
                      *       "status": 422
                      *     }
                      */
@@ -892,7 +1188,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window */
+                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window; a 304 for `*` is charged as a 200 */
                 "If-None-Match"?: string;
             };
             path: {
@@ -924,7 +1220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands */
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window; `*` is charged as a 200): the rate-limit headers show the quota as it stands */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -1131,6 +1427,631 @@ export interface operations {
             };
         };
     };
+    deletePet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the version the change was made from (or a list of them, or `*`): if the resource has changed since, the answer is 412 and nothing changes. Without it, the last write wins */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The id of the pet */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "categoryId must be an integer from 1 to 9007199254740991",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": "Bearer realm=\"animal-store\"";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: send Authorization: Bearer <key>",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`) */
+            403: {
+                headers: {
+                    /** @description RFC 6750: the error and the scope the operation needs */
+                    "WWW-Authenticate": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:write, which this operation needs",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no pet with that id */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Resource not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `pet_reserved`: a placed order holds the pet */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "pet_reserved",
+                     *       "message": "A placed order holds this pet",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` names no current version of the resource; get it again and redo the change */
+            412: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "precondition_failed",
+                     *       "message": "The resource has changed since the version named in If-Match",
+                     *       "status": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before a request would be accepted */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded; retry after the time given in Retry-After",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure; the cause is logged on the server only */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of the version the change was made from (or a list of them, or `*`): if the resource has changed since, the answer is 412 and nothing changes. Without it, the last write wins */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The id of the pet */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["PetPatch"];
+                "application/json": components["schemas"]["PetPatch"];
+            };
+        };
+        responses: {
+            /** @description The pet as it is now */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pet"];
+                };
+            };
+            /** @description `validation_failed`: a field, query parameter, path parameter or cursor is invalid, or the body is missing or not a JSON object */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "categoryId must be an integer from 1 to 9007199254740991",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": "Bearer realm=\"animal-store\"";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: send Authorization: Bearer <key>",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`) */
+            403: {
+                headers: {
+                    /** @description RFC 6750: the error and the scope the operation needs */
+                    "WWW-Authenticate": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:write, which this operation needs",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no pet with that id */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "Resource not found",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_transition`: the status cannot move that way (`sold` is final); or `pet_reserved`: a placed order holds the pet, whose status is the order's */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_transition",
+                     *       "message": "The status cannot move this way",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` names no current version of the resource; get it again and redo the change */
+            412: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "precondition_failed",
+                     *       "message": "The resource has changed since the version named in If-Match",
+                     *       "status": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the configured limit (16 KiB by default) */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "Request body is too large",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not sent as `application/json` (or, for a change, `application/merge-patch+json`) */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "Content-Type must be application/json",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before a request would be accepted */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded; retry after the time given in Retry-After",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure; the cause is logged on the server only */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count of each status */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inventory"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": "Bearer realm=\"animal-store\"";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unauthorized",
+                     *       "message": "A valid API key is required: send Authorization: Bearer <key>",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key is valid but lacks the scope the operation needs (`x-required-scopes`) */
+            403: {
+                headers: {
+                    /** @description RFC 6750: the error and the scope the operation needs */
+                    "WWW-Authenticate": string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:read, which this operation needs",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: over the plan's per-minute or per-day quota; or `api_key_banned`: the key kept sending while limited and is banned for a while */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before a request would be accepted */
+                    "Retry-After": number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit exceeded; retry after the time given in Retry-After",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure; the cause is logged on the server only */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "Internal server error",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot serve for now (out of reach, no connection or no answer within its bound, a node lost), the service is overloaded, or this instance is shutting down */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry after the time given in Retry-After",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listOrders: {
         parameters: {
             query?: {
@@ -1142,7 +2063,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window */
+                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window; a 304 for `*` is charged as a 200 */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -1167,7 +2088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"][];
                 };
             };
-            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands */
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window; `*` is charged as a 200): the rate-limit headers show the quota as it stands */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -1315,7 +2236,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry; scoped to the API key. 1 to 255 printable ASCII characters, e.g. a UUID. */
+                /** @description Makes the create safe to retry; scoped to the API key and kept for this operation alone. 1 to 255 printable ASCII characters, e.g. a UUID, as they are or as a structured-field string (`"abc"` is the key `abc`). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1330,8 +2251,8 @@ export interface operations {
             /** @description The order, placed */
             201: {
                 headers: {
-                    /** @description The absolute URL of the order; sent with every 201 but a replay */
-                    Location?: string;
+                    /** @description The order's address, `…/v1/store/orders/{id}`, on a replay too */
+                    Location: string;
                     /** @description Present, `true`, when this is the stored answer to an earlier request with the same `Idempotency-Key` and body */
                     "Idempotent-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1481,7 +2402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: the body is not sent as `application/json` */
+            /** @description `unsupported_media_type`: the body is not sent as `application/json` (or, for a change, `application/merge-patch+json`) */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1502,7 +2423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with a different body */
+            /** @description `idempotency_key_reused`: the `Idempotency-Key` was already used with a different body, or for another operation */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1516,7 +2437,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "idempotency_key_reused",
-                     *       "message": "This Idempotency-Key was already used with a different request body",
+                     *       "message": "This Idempotency-Key was already used with a different request body or operation",
                      *       "status": 422
                      *     }
                      */
@@ -1591,7 +2512,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window */
+                /** @description The `ETag` of a copy the client holds (or a list of them, or `*`): if it is still current the answer is 304 without a body, and spends no plan quota, only one of the `answers` window; a 304 for `*` is charged as a 200 */
                 "If-None-Match"?: string;
             };
             path: {
@@ -1617,7 +2538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window): the rate-limit headers show the quota as it stands */
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still current. No body, and no plan quota spent (one of the `answers` window; `*` is charged as a 200): the rate-limit headers show the quota as it stands */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -1910,7 +2831,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "invalid_transition",
-                     *       "message": "The resource cannot move from its status to the one asked",
+                     *       "message": "The status cannot move this way",
                      *       "status": 409
                      *     }
                      */
@@ -2109,7 +3030,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "invalid_transition",
-                     *       "message": "The resource cannot move from its status to the one asked",
+                     *       "message": "The status cannot move this way",
                      *       "status": 409
                      *     }
                      */

@@ -169,4 +169,24 @@ describe('the TypeScript client against the running service', () => {
       await proxy.close();
     }
   });
+
+  it('changes a pet by merge patch, with If-Match when given, removes it, and counts pets by status', async () => {
+    const client = new AnimalStoreClient({ baseUrl: `${origin}/v1`, apiKey: testApp.apiKey, environment: noWait });
+    const created = await fetch(`${origin}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${testApp.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+    });
+    const pet = (await created.json()) as { id: number };
+    const etag = created.headers.get('ETag')!;
+    const before = await client.inventory();
+    await expect(client.updatePet(pet.id, { status: 'sold' }, { ifMatch: etag })).resolves.toEqual({ id: pet.id, name: 'Rex', categoryId: 1, status: 'sold' });
+    await expect(client.updatePet(pet.id, { name: 'Max' }, { ifMatch: etag })).rejects.toMatchObject({ status: 412, code: 'precondition_failed' });
+    await expect(client.updatePet(pet.id, { status: 'available' })).rejects.toMatchObject({ status: 409, code: 'invalid_transition' });
+    await expect(client.inventory()).resolves.toEqual({ ...before, available: before.available - 1, sold: before.sold + 1 });
+    await expect(client.deletePet(pet.id)).resolves.toBeUndefined();
+    await expect(client.deletePet(pet.id)).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    // Removed, the sold pet counts nowhere.
+    await expect(client.inventory()).resolves.toEqual({ ...before, available: before.available - 1 });
+  });
 });

@@ -83,4 +83,12 @@ describe('AnimalStoreClient conditional requests', () => {
     await expect(client.rateLimit()).resolves.toEqual(status);
     expect(requests[0].url).toBe('http://store.test/v1/rate_limit');
   });
+
+  it("reads the account's usage for the days asked", async () => {
+    const none = { success: 0, notModified: 0, clientError: 0, rateLimited: 0, serverError: 0 };
+    const usage = { account: { id: 3 }, from: '2030-01-01', to: '2030-01-02', total: none, keys: [], days: [] };
+    const { client, requests } = clientWith([{ status: 200, body: usage }]);
+    await expect(client.usage({ from: '2030-01-01', to: '2030-01-02' })).resolves.toEqual(usage);
+    expect(requests[0].url).toBe('http://store.test/v1/usage?from=2030-01-01&to=2030-01-02');
+  });
 });

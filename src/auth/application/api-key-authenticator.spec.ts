@@ -1,5 +1,5 @@
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
-import { ApiKeyAuthenticator, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from './api-key-authenticator';
+import { ApiKeyAuthenticator, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS, KEY_VERIFIED_MEMORY_MS } from './api-key-authenticator';
 import { FakeClock } from '../../../test/support/fake-clock';
 import { InMemoryApiKeyRepository } from '../../../test/support/in-memory-api-key.repository';
 
@@ -85,6 +85,39 @@ describe('ApiKeyAuthenticator', () => {
     expect(repository.lookups).toBe(lookups);
     await authenticator.authenticate(numbered(0));
     expect(repository.lookups).toBe(lookups + 1);
+  });
+
+  it('keeps refused keys apart: any number of misses never pushes a verified key out', async () => {
+    await authenticator.authenticate(secret('a'));
+    for (let i = 0; i < 2 * KEY_CACHE_MAX_ENTRIES; i++) await authenticator.authenticate(numbered(i));
+    const lookups = repository.lookups;
+    await expect(authenticator.authenticate(secret('a'))).resolves.toMatchObject({ id: 1 });
+    expect(repository.lookups).toBe(lookups);
+  });
+
+  it('tells which tokens would cost a lookup of a key not verified lately: not a cached answer, not a malformed token, not a key verified within the hour', async () => {
+    expect(authenticator.wouldLookUpUnverified(secret('a'))).toBe(true);
+    expect(authenticator.wouldLookUpUnverified('hunter2')).toBe(false);
+    await authenticator.authenticate(secret('a'));
+    await authenticator.authenticate(secret('z'));
+    expect([authenticator.wouldLookUpUnverified(secret('a')), authenticator.wouldLookUpUnverified(secret('z'))]).toEqual([false, false]);
+    clock.advance(KEY_CACHE_TTL_MS);
+    // Both answers are stale; the verified key is still known to this instance, the refused one is not.
+    expect([authenticator.wouldLookUpUnverified(secret('a')), authenticator.wouldLookUpUnverified(secret('z'))]).toEqual([false, true]);
+    await authenticator.authenticate(secret('a'));
+    clock.advance(KEY_VERIFIED_MEMORY_MS - 1);
+    expect(authenticator.wouldLookUpUnverified(secret('a'))).toBe(false);
+    clock.advance(1);
+    expect(authenticator.wouldLookUpUnverified(secret('a'))).toBe(true);
+  });
+
+  it('forgets having verified a key once it is found revoked', async () => {
+    await authenticator.authenticate(secret('a'));
+    await repository.update(1, { revokedAt: new Date() });
+    clock.advance(KEY_CACHE_TTL_MS);
+    await expect(authenticator.authenticate(secret('a'))).resolves.toBeNull();
+    clock.advance(KEY_CACHE_TTL_MS);
+    expect(authenticator.wouldLookUpUnverified(secret('a'))).toBe(true);
   });
 
   it('answers a token that cannot be a key without taking a place in the cache', async () => {

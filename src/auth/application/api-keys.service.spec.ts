@@ -14,7 +14,7 @@ describe('ApiKeysService', () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const make = (env: Record<string, string> = {}) => {
     const repository = new InMemoryApiKeyRepository();
-    const config = loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', ...env });
+    const config = loadConfig({ ALLOW_SQLITE_IN_PRODUCTION: 'true', PUBLIC_BASE_URL: 'https://api.example.com/v1', STAGING_BASE_URL: 'https://staging.example.com/v1', ...env });
     return { repository, service: new ApiKeysService(repository, PlanTable.fromOverrides(config.rateLimitPlans), config, clock) };
   };
 
@@ -28,16 +28,16 @@ describe('ApiKeysService', () => {
     expect(other.secret).not.toBe(secret);
   });
 
-  it('gives a key every scope unless told which, each once and in order; an unknown scope or none is refused', async () => {
+  it('gives a key every scope, those declared later included, unless told which, each once and in order; an unknown scope or none is refused', async () => {
     const { repository, service } = make();
-    await expect(service.create({ plan: 'free' })).resolves.toMatchObject({ key: { scopes: ['pets:read', 'pets:write'] } });
+    await expect(service.create({ plan: 'free' })).resolves.toMatchObject({ key: { scopes: ['*'] } });
     await expect(service.create({ plan: 'free', scopes: ['pets:read'] })).resolves.toMatchObject({ key: { scopes: ['pets:read'] } });
     await expect(service.create({ plan: 'free', scopes: ['pets:write', 'pets:read', 'pets:write'] })).resolves.toMatchObject({
       key: { scopes: ['pets:read', 'pets:write'] },
     });
     await expect(service.create({ plan: 'free', scopes: ['pets:admin'] })).rejects.toThrow(InvalidScopesError);
     await expect(service.create({ plan: 'free', scopes: [] })).rejects.toThrow(InvalidScopesError);
-    expect(repository.rows.map((row) => row.key.scopes)).toEqual([['pets:read', 'pets:write'], ['pets:read'], ['pets:read', 'pets:write']]);
+    expect(repository.rows.map((row) => row.key.scopes)).toEqual([['*'], ['pets:read'], ['pets:read', 'pets:write']]);
   });
 
   it('keeps a key\'s scopes when it is rolled or moved to another plan', async () => {

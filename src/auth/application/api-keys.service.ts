@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
-import { checkAccountName, checkJoinsOnSamePlan } from '../domain/account';
-import { ApiKey, checkPlanLimits, MAX_KEY_NAME_LENGTH } from '../domain/api-key';
-import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError, InvalidNameError } from '../domain/api-key.errors';
+import { Account, checkAccountName, checkJoinsOnSamePlan } from '../domain/account';
+import { ApiKey, checkKeyName, checkPlan, checkPlanLimits } from '../domain/api-key';
+import { AccountCreatedMeanwhileError, ApiKeyNotFoundError, InvalidApiKeyRequestError } from '../domain/api-key.errors';
 import { ApiKeyRepository } from '../domain/api-key.repository';
 import { generateApiKeySecret, hashApiKeySecret } from '../domain/api-key-secret';
-import { isPlan, Plan, PLANS, PlanLimits } from '../domain/plan';
-import { allScopes, checkScopes } from '../domain/scope';
+import { Plan, PlanLimits } from '../domain/plan';
+import { checkScopes, EVERY_SCOPE } from '../domain/scope';
 import { PlanTable } from './plan-table';
 
 export interface CreateApiKeyInput {
@@ -19,7 +19,7 @@ export interface CreateApiKeyInput {
   perDay?: number;
   /** How long the key works, from now; absent: until revoked. */
   expiresInMs?: number;
-  /** What the key may do; absent: every scope. */
+  /** What the key may do; absent: every scope, those added later included. */
   scopes?: readonly string[];
 }
 
@@ -40,13 +40,10 @@ export class ApiKeysService {
   ) {}
 
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
-    const plan = parsePlan(input.plan);
+    const plan = checkPlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);
-    const scopes = input.scopes === undefined ? allScopes() : checkScopes(input.scopes);
-    const name = (input.name ?? '').trim();
-    if ([...name].length > MAX_KEY_NAME_LENGTH) {
-      throw new InvalidNameError('key', MAX_KEY_NAME_LENGTH);
-    }
+    const scopes = input.scopes === undefined ? [EVERY_SCOPE] : checkScopes(input.scopes);
+    const name = checkKeyName(input.name ?? '');
     const secret = this.newSecret();
     const now = this.clock.now();
     const expiresAt = input.expiresInMs === undefined ? null : new Date(now + input.expiresInMs);
@@ -79,6 +76,15 @@ export class ApiKeysService {
     return this.keys.list();
   }
 
+  /** One key, revoked or not. */
+  get(id: number): Promise<ApiKey> {
+    return this.require(id);
+  }
+
+  findAccount(name: string): Promise<Account | null> {
+    return this.keys.findAccount(name.trim());
+  }
+
   async revoke(id: number): Promise<ApiKey> {
     const key = await this.require(id);
     if (key.revokedAt) return key;
@@ -90,7 +96,7 @@ export class ApiKeysService {
   /** Changes the plan of the key's account: every key of the account gets it. */
   async setPlan(id: number, input: Pick<CreateApiKeyInput, 'plan' | 'perMinute' | 'perDay'>): Promise<ApiKey> {
     const key = await this.require(id);
-    const plan = parsePlan(input.plan);
+    const plan = checkPlan(input.plan);
     const customLimits = checkPlanLimits(plan, input);
     await this.keys.updateAccount(key.account.id, { plan, customLimits });
     return { ...key, plan, customLimits };
@@ -131,9 +137,4 @@ export class ApiKeysService {
     if (!key) throw new ApiKeyNotFoundError(id);
     return key;
   }
-}
-
-function parsePlan(plan: string) {
-  if (!isPlan(plan)) throw new InvalidApiKeyRequestError(`unknown plan "${plan}"; use one of ${PLANS.join(', ')}`);
-  return plan;
 }

@@ -27,6 +27,11 @@ export class AuthenticationService {
     return { key, limits: this.keys.limitsOf(key) };
   }
 
+  /** Whether authenticating the token would ask the store about a key this instance has not verified lately. */
+  wouldLookUpUnverified(token: string): boolean {
+    return this.authenticator.wouldLookUpUnverified(token);
+  }
+
   /** What a request without a valid key may use, counted per client address. */
   anonymousLimits(): PlanLimits {
     return this.keys.limitsOfPlan('free');

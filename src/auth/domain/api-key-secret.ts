@@ -38,6 +38,11 @@ export function hashApiKeySecret(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
+/** Whether a stored value can be a hash that hashApiKeySecret made: 64 lower-case hex digits. */
+export function isApiKeyHash(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+}
+
 /**
  * Offline check that spares the store a lookup for tokens that cannot be keys:
  * a mistyped or truncated key fails its checksum.

@@ -1,6 +1,6 @@
 import type { Account } from './account';
-import { Plan, PlanLimits } from './plan';
-import { InvalidPlanLimitsError } from './api-key.errors';
+import { isPlan, Plan, PlanLimits, PLANS } from './plan';
+import { InvalidApiKeyRequestError, InvalidNameError, InvalidPlanLimitsError } from './api-key.errors';
 import type { Scope } from './scope';
 
 /** A client's credential. The secret itself is never kept: only its SHA-256 hash. */
@@ -34,6 +34,19 @@ export function hasExpired(key: ApiKey, now: number): boolean {
 }
 
 export const MAX_KEY_NAME_LENGTH = 100;
+
+/** A key's name as it is kept: trimmed, at most MAX_KEY_NAME_LENGTH characters. */
+export function checkKeyName(name: string): string {
+  const trimmed = name.trim();
+  if ([...trimmed].length > MAX_KEY_NAME_LENGTH) throw new InvalidNameError('key', MAX_KEY_NAME_LENGTH);
+  return trimmed;
+}
+
+/** A plan named by the command line (or a restored row): one of PLANS. */
+export function checkPlan(plan: string): Plan {
+  if (!isPlan(plan)) throw new InvalidApiKeyRequestError(`unknown plan "${plan}"; use one of ${PLANS.join(', ')}`);
+  return plan;
+}
 
 /** The largest per-minute or per-day number an enterprise account may carry: both stores keep it in an unsigned 32-bit column. */
 export const MAX_PLAN_LIMIT = 4_294_967_295;

@@ -1,5 +1,5 @@
 import { InvalidScopesError } from './api-key.errors';
-import { allScopes, checkScopes, declaredScopes, defineScope } from './scope';
+import { allScopes, checkScopes, declaredScopes, defineScope, EVERY_SCOPE, grantsScope } from './scope';
 
 describe('scopes', () => {
   // As two modules would declare theirs; the registry is the process's, so the names are this spec's own.
@@ -31,5 +31,13 @@ describe('scopes', () => {
     expect(() => checkScopes([READ, 'zoo:delete'])).toThrow(InvalidScopesError);
     expect(() => checkScopes([READ, 'zoo:delete'])).toThrow(`unknown scope "zoo:delete"; a key may have ${known}`);
     expect(() => checkScopes([])).toThrow(`a key needs at least one scope of ${known}`);
+  });
+
+  it('lets every scope, one declared later included, through to a key holding *, and nothing unnamed to another; * is never a name --scopes takes', () => {
+    const later = defineScope('zoo:feed', 'Feed the zoo');
+    expect(grantsScope([EVERY_SCOPE], later)).toBe(true);
+    expect(grantsScope([READ], READ)).toBe(true);
+    expect(grantsScope([READ, WRITE], later)).toBe(false);
+    expect(() => checkScopes([EVERY_SCOPE])).toThrow(InvalidScopesError);
   });
 });

@@ -33,7 +33,24 @@ export function checkScopes(names: readonly string[]): Scope[] {
   return known.filter((scope) => names.includes(scope));
 }
 
-/** Every declared scope: what a key has when it is made without a list. */
+/** Every declared scope, as `--scopes` may name them. */
 export function allScopes(): Scope[] {
   return [...declared.keys()];
+}
+
+/**
+ * What a key made without a list holds: every scope, those declared later
+ * included, so an operation added later is open to it too. Never declared,
+ * so `--scopes` cannot name it.
+ */
+export const EVERY_SCOPE = '*';
+
+/** The scopes a stored key may hold: every scope (a key made without a list), or a list `--scopes` would take. */
+export function checkHeldScopes(names: readonly string[]): Scope[] {
+  return names.length === 1 && names[0] === EVERY_SCOPE ? [EVERY_SCOPE] : checkScopes(names);
+}
+
+/** Whether scopes a key holds let it do what `scope` guards. */
+export function grantsScope(held: readonly Scope[], scope: Scope): boolean {
+  return held.includes(EVERY_SCOPE) || held.includes(scope);
 }

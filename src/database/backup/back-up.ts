@@ -7,7 +7,9 @@ import {
   type BackupHeader,
   type BackupRow,
   type BackupTrailer,
+  checksumLine,
   rowLineStart,
+  startChecksum,
   startsAsBackup,
   toFileValue,
 } from './backup-file';
@@ -45,6 +47,11 @@ export async function backUpStore(dataSource: DataSource, path: string, progress
     throw new BackupRefusedError(`cannot write ${path} (${error.code ?? error.message})`);
   });
   const runner = dataSource.createQueryRunner();
+  const digest = startChecksum();
+  const append = async (text: string) => {
+    digest.update(text);
+    await file.appendFile(text);
+  };
   let complete = false;
   try {
     const startedAt = new Date().toISOString();
@@ -58,9 +65,9 @@ export async function backUpStore(dataSource: DataSource, path: string, progress
       const migration = await lastMigration(runner, dialect);
       if (migration === undefined) throw new BackupRefusedError('the store has no schema yet: start the service or run npm run migrate on it first');
       header = { format: BACKUP_FORMAT, version: BACKUP_VERSION, store: dialect.kind, migration, startedAt, tables: tables.map(({ name, columns }) => ({ name, columns })) };
-      await file.appendFile(`${JSON.stringify(header)}\n`);
+      await append(`${JSON.stringify(header)}\n`);
       for (const table of tables) {
-        const { count, maxId } = await copyTable(runner, table, (chunk) => file.appendFile(chunk), progress);
+        const { count, maxId } = await copyTable(runner, table, append, progress);
         rows[table.name] = count;
         if (table.autoIncrement) nextIds[table.name] = maxId + 1;
       }
@@ -72,7 +79,8 @@ export async function backUpStore(dataSource: DataSource, path: string, progress
       await dialect.endSnapshot(runner);
     }
     const trailer: BackupTrailer = { end: true, rows, nextIds };
-    await file.appendFile(`${JSON.stringify(trailer)}\n`);
+    await append(`${JSON.stringify(trailer)}\n`);
+    await file.appendFile(checksumLine(digest));
     await file.sync();
     complete = true;
     return { header, rows };

@@ -4,6 +4,7 @@ import { createDataSourceOptions } from '../database-options';
 import { backUpStore, type Progress } from './back-up';
 import { checkBackupFile, describeRows } from './backup-file';
 import { restoreStore } from './restore';
+import type { TableRestoreRules } from './restore-rules';
 
 export const usage = (): string => `Usage: npm run backup -- FILE    writes every row of the store to FILE while the service runs
        npm run restore -- FILE   restores FILE into an empty store, migrating it first
@@ -35,17 +36,30 @@ function fileArgument(command: string, argv: string[]): string {
   return positionals[0];
 }
 
-/** `backup FILE` or `restore FILE` on the store of `databaseUrl`, read only once the arguments are known good. */
-export async function runBackupCli(command: string | undefined, argv: string[], databaseUrl: () => string, out: CliOutput): Promise<void> {
+/**
+ * `backup FILE` or `restore FILE` on the store of `databaseUrl`, read only once
+ * the arguments are known good; a restore checks each table's rows against its
+ * module's `rules`.
+ */
+export async function runBackupCli(
+  command: string | undefined,
+  argv: string[],
+  databaseUrl: () => string,
+  out: CliOutput,
+  rules: readonly TableRestoreRules[],
+): Promise<void> {
   if (command !== 'backup' && command !== 'restore') throw new UsageError(command ? `unknown command "${command}"` : 'a command is required');
   const file = fileArgument(command, argv);
-  // A file that is not a backup is refused before the store is even opened.
-  const backup = command === 'restore' ? await checkBackupFile(file) : undefined;
+  // A file that is not a backup, or holds a row the service would refuse, is refused before the store is even opened.
+  const backup = command === 'restore' ? await checkBackupFile(file, rules) : undefined;
+  if (backup && !backup.hasChecksum) {
+    out.note(`${file} carries no checksum (format version 1): its rows were checked against every rule, its bytes could not be`);
+  }
   const url = databaseUrl();
   const dataSource = await new DataSource(createDataSourceOptions(url)).initialize();
   try {
     if (backup) {
-      await restoreStore(dataSource, file, backup, out);
+      await restoreStore(dataSource, file, backup, out, rules);
       const { header, trailer } = backup;
       out.line(`Restored ${file} (${header.store}, taken ${header.startedAt}) into ${describeStore(url)}: ${describeRows(trailer.rows)}`);
     } else {

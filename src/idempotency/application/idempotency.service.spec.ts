@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
 import { UnitOfWork } from '../../database/unit-of-work';
+import { fingerprintOf } from '../domain/idempotency-key';
 import { IdempotencyKeyInUseError } from '../domain/idempotency.errors';
 import { IdempotencyRecordStore } from '../domain/idempotency-record.store';
 import { IdempotencyService } from './idempotency.service';
@@ -38,7 +39,7 @@ describe('IdempotencyService', () => {
   let now = 1_000_000;
   let unitOfWork: RecordingUnitOfWork;
   let service: IdempotencyService;
-  const request = { apiKeyId: 7, key: 'k', payload: { name: 'Rex' } };
+  const request = { apiKeyId: 7, key: 'k', operation: 'POST /v1/pets', payload: { name: 'Rex' } };
   const scope = { apiKeyId: 7, key: 'k' };
   const claimOf = (call: unknown[]) => call[0] as { scope: typeof scope; token: string };
 
@@ -85,8 +86,12 @@ describe('IdempotencyService', () => {
       }),
     ).resolves.toEqual({ status: 201, body: { id: 1 }, replayed: false });
     const claim = claimOf(records.claim.mock.calls[0]);
-    expect(records.claim).toHaveBeenCalledWith({ scope, token: expect.stringMatching(/^[0-9a-f-]{36}$/) }, expect.any(String), now + 60_000);
-    expect(records.complete).toHaveBeenCalledWith(claim, { status: 201, body: '{"id":1}' });
+    expect(records.claim).toHaveBeenCalledWith(
+      { scope, token: expect.stringMatching(/^[0-9a-f-]{36}$/), operation: 'POST /v1/pets' },
+      expect.any(String),
+      now + 60_000,
+    );
+    expect(records.complete).toHaveBeenCalledWith(claim, { status: 201, body: '{"id":1}', location: undefined });
     expect({ claimedInside, operationInside, undone: unitOfWork.undone }).toEqual({ claimedInside: true, operationInside: true, undone: [] });
     // Housekeeping is IdempotencySweeper's, on its own schedule.
     expect(records.removeExpired).not.toHaveBeenCalled();
@@ -127,7 +132,7 @@ describe('IdempotencyService', () => {
     let foundInside: boolean | undefined;
     records.find.mockImplementation(async () => {
       foundInside = unitOfWork.inside;
-      return { fingerprint: 'another body', expiresAt: now + 1 };
+      return { operation: 'POST /v1/pets', fingerprint: 'another body', expiresAt: now + 1 };
     });
     await expect(service.perform(request, jest.fn())).rejects.toThrow('different request body');
     expect(foundInside).toBe(false);
@@ -143,12 +148,27 @@ describe('IdempotencyService', () => {
     const [first, second] = records.claim.mock.calls;
     expect(second).toEqual(first);
     expect(operation).toHaveBeenCalledTimes(1);
-    expect(records.complete).toHaveBeenCalledWith(first[0], { status: 201, body: '2' });
+    expect(records.complete).toHaveBeenCalledWith(first[0], { status: 201, body: '2', location: undefined });
   });
 
   it('answers 409 when the key stays contested', async () => {
     records.claim.mockResolvedValue(false);
     records.find.mockResolvedValue(null);
     await expect(service.perform(request, async () => ({ status: 201, body: 3 }))).rejects.toThrow(IdempotencyKeyInUseError);
+  });
+
+  it('refuses, 422, a key whose record another operation made, whatever the body', async () => {
+    records.claim.mockResolvedValue(false);
+    records.find.mockResolvedValue({ operation: 'POST /v1/store/orders', fingerprint: 'same', expiresAt: now + 1, outcome: { status: 201, body: '{}' } });
+    const operation = jest.fn();
+    await expect(service.perform(request, operation)).rejects.toMatchObject({ code: 'idempotency_key_reused', message: 'This Idempotency-Key was already used for another operation' });
+    expect(operation).not.toHaveBeenCalled();
+  });
+
+  it('replays the stored Location with the stored answer', async () => {
+    records.claim.mockResolvedValue(false);
+    const fingerprint = fingerprintOf(request.payload);
+    records.find.mockResolvedValue({ operation: 'POST /v1/pets', fingerprint, expiresAt: now + 1, outcome: { status: 201, body: '{"id":4}', location: 'https://api.example.com/v1/pets/4' } });
+    await expect(service.perform(request, jest.fn())).resolves.toEqual({ status: 201, body: { id: 4 }, location: 'https://api.example.com/v1/pets/4', replayed: true });
   });
 });

@@ -7,10 +7,11 @@ import { fingerprintOf, parseIdempotencyKey } from '../domain/idempotency-key';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../domain/idempotency.errors';
 import { IdempotencyClaim, IdempotencyRecordStore } from '../domain/idempotency-record.store';
 
-/** What an operation answers: its status and a JSON body. */
+/** What an operation answers: its status, a JSON body, and the Location of what it created. */
 export interface Outcome<T> {
   readonly status: number;
   readonly body: T;
+  readonly location?: string;
 }
 
 export interface IdempotentRequest {
@@ -18,6 +19,8 @@ export interface IdempotentRequest {
   readonly apiKeyId: number;
   /** The Idempotency-Key as sent; undefined when the request has none. */
   readonly key: string | undefined;
+  /** Which operation the request is (`POST /v1/pets`): a key's record belongs to the operation that made it. */
+  readonly operation: string;
   /** The request body as sent, compared with the first request's. */
   readonly payload: unknown;
 }
@@ -41,7 +44,11 @@ export class IdempotencyService {
 
   async perform<T>(request: IdempotentRequest, operation: () => Promise<Outcome<T>>): Promise<Outcome<T> & { replayed: boolean }> {
     if (request.key === undefined) return { ...(await operation()), replayed: false };
-    const claim: IdempotencyClaim = { scope: { apiKeyId: request.apiKeyId, key: parseIdempotencyKey(request.key) }, token: randomUUID() };
+    const claim: IdempotencyClaim = {
+      scope: { apiKeyId: request.apiKeyId, key: parseIdempotencyKey(request.key) },
+      token: randomUUID(),
+      operation: request.operation,
+    };
     const fingerprint = fingerprintOf(request.payload);
     // A second round only when the record met was expired or gone: another request may claim it first.
     for (let round = 0; round < 2; round++) {
@@ -54,9 +61,11 @@ export class IdempotencyService {
         await this.records.forgetIfExpired(claim.scope, now);
         continue;
       }
-      if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+      if (record.operation !== request.operation) throw new IdempotencyKeyReusedError('operation');
+      if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError('body');
       if (record.outcome === undefined) throw new IdempotencyKeyInUseError();
-      return { status: record.outcome.status, body: JSON.parse(record.outcome.body) as T, replayed: true };
+      const { status, body, location } = record.outcome;
+      return { status, body: JSON.parse(body) as T, location, replayed: true };
     }
     throw new IdempotencyKeyInUseError();
   }
@@ -67,7 +76,7 @@ export class IdempotencyService {
       return await this.unitOfWork.run(async () => {
         if (!(await this.records.claim(claim, fingerprint, this.clock.now() + this.config.idempotencyTtlSeconds * 1000))) return undefined;
         const done = await operation();
-        const stored = { status: done.status, body: JSON.stringify(done.body) };
+        const stored = { status: done.status, body: JSON.stringify(done.body), location: done.location };
         // Lost means another process completed the same key first: undoing this unit leaves its outcome the only one.
         if (!(await this.records.complete(claim, stored))) {
           throw new IdempotencyKeyInUseError();

@@ -3,6 +3,23 @@ export interface StoredOutcome {
   readonly status: number;
   /** The response body as JSON text. */
   readonly body: string;
+  /** The answer's Location, which a replay carries too. */
+  readonly location?: string;
+}
+
+/**
+ * Why an outcome could not have been stored, or undefined: only an operation
+ * that succeeded stores its answer, and its body is the JSON it sent, which a
+ * retry is answered with.
+ */
+export function storedOutcomeProblem({ status, body }: StoredOutcome): string | undefined {
+  if (!Number.isInteger(status) || status < 200 || status > 299) return 'a stored answer has a success status, 200 to 299';
+  try {
+    JSON.parse(body);
+    return undefined;
+  } catch {
+    return 'a stored answer has a JSON body';
+  }
 }
 
 /** Whose key it is (the caller's API key id) and the key itself. */
@@ -15,9 +32,12 @@ export interface IdempotencyScope {
 export interface IdempotencyClaim {
   readonly scope: IdempotencyScope;
   readonly token: string;
+  /** The operation claiming the key (`POST /v1/pets`), which its record belongs to. */
+  readonly operation: string;
 }
 
 export interface IdempotencyRecord {
+  readonly operation: string;
   readonly fingerprint: string;
   /** Absent while the first request is still being processed. */
   readonly outcome?: StoredOutcome;

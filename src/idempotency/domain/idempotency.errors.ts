@@ -9,14 +9,14 @@ export const IDEMPOTENCY_KEY_IN_USE = defineErrorCode(
 export const IDEMPOTENCY_KEY_REUSED = defineErrorCode(
   'idempotency_key_reused',
   422,
-  'This Idempotency-Key was already used with a different request body',
+  'This Idempotency-Key was already used with a different request body or operation',
 );
 
 export class IdempotencyKeyReusedError extends DomainError {
   readonly code = IDEMPOTENCY_KEY_REUSED;
 
-  constructor() {
-    super('This Idempotency-Key was already used with a different request body');
+  constructor(by: 'body' | 'operation') {
+    super(`This Idempotency-Key was already used ${by === 'body' ? 'with a different request body' : 'for another operation'}`);
   }
 }
 

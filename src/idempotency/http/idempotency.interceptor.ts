@@ -33,9 +33,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const [request, reply] = [http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>()];
     // A key caller: an @Idempotent() route is never @Public() (checked at start-up), so the access guard let only keys in.
     const { keyId } = callerOf(request) as KeyCaller;
-    const run = async () => ({ body: await lastValueFrom(next.handle()), status: reply.statusCode });
-    const outcome = await this.idempotency.perform({ apiKeyId: keyId, key, payload: request.body }, run);
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true').status(outcome.status);
+    const run = async () => {
+      const body = await lastValueFrom(next.handle());
+      const location = reply.getHeader('Location');
+      return { body, status: reply.statusCode, location: typeof location === 'string' ? location : undefined };
+    };
+    const operation = `${request.method} ${request.routeOptions.url}`;
+    const outcome = await this.idempotency.perform({ apiKeyId: keyId, key, operation, payload: request.body }, run);
+    if (outcome.replayed) {
+      reply.header('Idempotent-Replayed', 'true').status(outcome.status);
+      if (outcome.location !== undefined) reply.header('Location', outcome.location);
+    }
     return outcome.body;
   }
 }

@@ -24,8 +24,11 @@ export const Idempotent = (): MethodDecorator =>
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
       required: false,
-      description: 'Makes the create safe to retry; scoped to the API key. 1 to 255 printable ASCII characters, e.g. a UUID.',
-      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+      description:
+        'Makes the create safe to retry; scoped to the API key and kept for this operation alone. 1 to 255 printable ASCII characters, e.g. a UUID, ' +
+        'as they are or as a structured-field string (`"abc"` is the key `abc`).',
+      // A structured-field string may escape every character of a key of 255, and adds its quotes.
+      schema: { type: 'string', minLength: 1, maxLength: 512, pattern: '^[\\x20-\\x7E]+$' },
     }),
     ApiResponse({
       status: 409,
@@ -36,7 +39,7 @@ export const Idempotent = (): MethodDecorator =>
     }),
     ApiResponse({
       status: 422,
-      description: '`idempotency_key_reused`: the `Idempotency-Key` was already used with a different body',
+      description: '`idempotency_key_reused`: the `Idempotency-Key` was already used with a different body, or for another operation',
       type: ErrorResponse,
       example: errorBody(IDEMPOTENCY_KEY_REUSED),
     }),

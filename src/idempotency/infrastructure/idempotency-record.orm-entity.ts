@@ -13,6 +13,10 @@ export class IdempotencyRecordOrmEntity {
   @PrimaryColumn({ name: 'idempotency_key', type: 'varchar', length: 255 })
   idempotencyKey: string;
 
+  /** The operation that made the record (`POST /v1/pets`): the key is refused for any other. */
+  @Column({ type: 'varchar', length: 255 })
+  operation: string;
+
   @Column({ type: 'varchar', length: 64 })
   fingerprint: string;
 
@@ -25,6 +29,9 @@ export class IdempotencyRecordOrmEntity {
 
   @Column({ name: 'response_body', type: 'text', nullable: true })
   responseBody: string | null;
+
+  @Column({ name: 'response_location', type: 'varchar', length: 2048, nullable: true })
+  responseLocation: string | null;
 
   /** Epoch milliseconds, from the injected clock rather than the database's. */
   @Column({ name: 'expires_at', type: 'bigint' })

@@ -3,11 +3,13 @@ import { IdempotencyRecord, IdempotencyScope } from '../domain/idempotency-recor
 
 /** The statements both stores send to `idempotency_records`, fixed and with bound parameters (docs/adr/0006). */
 export const BY_SCOPE = 'WHERE api_key_id = ? AND idempotency_key = ?';
-const FIND = `SELECT fingerprint, status_code AS statusCode, response_body AS responseBody, expires_at AS expiresAt FROM idempotency_records ${BY_SCOPE}`;
+const FIND = `SELECT operation, fingerprint, status_code AS statusCode, response_body AS responseBody, response_location AS responseLocation, expires_at AS expiresAt FROM idempotency_records ${BY_SCOPE}`;
 const FORGET_IF_EXPIRED = `DELETE FROM idempotency_records ${BY_SCOPE} AND expires_at <= ?`;
 
 interface RecordRow {
+  operation: string;
   fingerprint: string;
+  responseLocation: string | null;
   statusCode: number | null;
   responseBody: string | null;
   /** MySQL answers a BIGINT as a string. */
@@ -19,8 +21,11 @@ export async function findRecord(unitOfWork: TypeOrmUnitOfWork, { apiKeyId, key 
   const rows = await unitOfWork.query<RecordRow>(FIND, [apiKeyId, key]);
   if (rows.length === 0) return null;
   const [row] = rows;
-  const outcome = row.statusCode === null || row.responseBody === null ? undefined : { status: Number(row.statusCode), body: row.responseBody };
-  return { fingerprint: row.fingerprint, outcome, expiresAt: Number(row.expiresAt) };
+  const outcome =
+    row.statusCode === null || row.responseBody === null
+      ? undefined
+      : { status: Number(row.statusCode), body: row.responseBody, ...(row.responseLocation === null ? {} : { location: row.responseLocation }) };
+  return { operation: row.operation, fingerprint: row.fingerprint, outcome, expiresAt: Number(row.expiresAt) };
 }
 
 /** Deletes the stored record of a scope if it expired at `now`. */

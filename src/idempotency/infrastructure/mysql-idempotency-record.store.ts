@@ -15,9 +15,9 @@ const SQL = {
    * and waits at most the session's lock wait (docs/adr/0038).
    */
   claim:
-    '/*M! SET STATEMENT innodb_lock_wait_timeout = 0 FOR */ INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, claim_token, expires_at) VALUES (?, ?, ?, ?, ?)',
+    '/*M! SET STATEMENT innodb_lock_wait_timeout = 0 FOR */ INSERT INTO idempotency_records (api_key_id, idempotency_key, operation, fingerprint, claim_token, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
   /** Leaves the indexed expiry as the claim set it, so the update touches the row alone. */
-  complete: `UPDATE idempotency_records SET status_code = ?, response_body = ? ${BY_CLAIM}`,
+  complete: `UPDATE idempotency_records SET status_code = ?, response_body = ?, response_location = ? ${BY_CLAIM}`,
   /** A read that takes no locks (see removeExpired). */
   expiredBatch: 'SELECT api_key_id AS apiKeyId, idempotency_key AS `key` FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?',
 } as const;
@@ -40,9 +40,9 @@ export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
     super();
   }
 
-  async claim({ scope, token }: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean> {
+  async claim({ scope, token, operation }: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean> {
     try {
-      await this.unitOfWork.execute(SQL.claim, [scope.apiKeyId, scope.key, fingerprint, token, expiresAt]);
+      await this.unitOfWork.execute(SQL.claim, [scope.apiKeyId, scope.key, operation, fingerprint, token, expiresAt]);
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -56,7 +56,7 @@ export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
   }
 
   async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome): Promise<boolean> {
-    return (await this.unitOfWork.execute(SQL.complete, [outcome.status, outcome.body, scope.apiKeyId, scope.key, token])) === 1;
+    return (await this.unitOfWork.execute(SQL.complete, [outcome.status, outcome.body, outcome.location ?? null, scope.apiKeyId, scope.key, token])) === 1;
   }
 
   /** The claim was a row of the transaction just rolled back: nothing of it is left. */

@@ -7,6 +7,7 @@ import { BY_SCOPE, findRecord, forgetRecordIfExpired } from './idempotency-recor
 
 interface HeldClaim {
   readonly token: string;
+  readonly operation: string;
   readonly fingerprint: string;
   /** When the record, once written, expires. */
   readonly expiresAt: number;
@@ -14,7 +15,8 @@ interface HeldClaim {
 
 const SQL = {
   exists: `SELECT 1 AS found FROM idempotency_records ${BY_SCOPE}`,
-  insert: 'INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, status_code, response_body, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+  insert:
+    'INSERT INTO idempotency_records (api_key_id, idempotency_key, operation, fingerprint, status_code, response_body, response_location, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   /** Through the expiry index, a bounded batch at a time: SQLite has no DELETE … LIMIT by default. */
   removeExpired: `DELETE FROM idempotency_records WHERE rowid IN
     (SELECT rowid FROM idempotency_records WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
@@ -43,11 +45,11 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
     super();
   }
 
-  async claim({ scope, token }: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean> {
+  async claim({ scope, token, operation }: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean> {
     const id = claimId(scope);
     if (this.claims.has(id)) return false;
     // Held before the read, so a request of this process that arrives meanwhile meets it; kept only if no record is stored.
-    this.claims.set(id, { token, fingerprint, expiresAt });
+    this.claims.set(id, { token, operation, fingerprint, expiresAt });
     let free = false;
     try {
       // Outside the unit: a transaction begun by a read cannot take the write lock once another process has written (SQLITE_BUSY_SNAPSHOT).
@@ -61,7 +63,7 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
   async find(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
     const held = this.claims.get(claimId(scope));
     // A held claim ends with its request (complete or release), so it never expires on its own.
-    return held ? { fingerprint: held.fingerprint, expiresAt: Number.POSITIVE_INFINITY } : findRecord(this.unitOfWork, scope);
+    return held ? { operation: held.operation, fingerprint: held.fingerprint, expiresAt: Number.POSITIVE_INFINITY } : findRecord(this.unitOfWork, scope);
   }
 
   async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome): Promise<boolean> {
@@ -69,7 +71,16 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
     const held = this.claims.get(id);
     if (held?.token !== token) return false;
     try {
-      await this.unitOfWork.execute(SQL.insert, [scope.apiKeyId, scope.key, held.fingerprint, outcome.status, outcome.body, held.expiresAt]);
+      await this.unitOfWork.execute(SQL.insert, [
+        scope.apiKeyId,
+        scope.key,
+        held.operation,
+        held.fingerprint,
+        outcome.status,
+        outcome.body,
+        outcome.location ?? null,
+        held.expiresAt,
+      ]);
     } catch (error) {
       if (isDuplicateKey(error)) return false;
       throw error;

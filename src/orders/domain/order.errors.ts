@@ -1,5 +1,5 @@
 import { DomainError } from '../../errors/domain-error';
-import { defineErrorCode, NOT_FOUND } from '../../errors/error-code';
+import { defineErrorCode, INVALID_TRANSITION, NOT_FOUND } from '../../errors/error-code';
 import type { OrderAction, OrderStatus } from './order';
 
 export const PET_NOT_AVAILABLE = defineErrorCode('pet_not_available', 409, 'The pet is not available: another order holds it, or it is sold');
@@ -8,7 +8,6 @@ export const TOO_MANY_OPEN_ORDERS = defineErrorCode(
   409,
   "The account holds as many placed orders as its plan allows; deliver or cancel one first",
 );
-export const INVALID_TRANSITION = defineErrorCode('invalid_transition', 409, 'The resource cannot move from its status to the one asked');
 
 /** No order with that id among the caller's account's: another account's order is not found either. */
 export class OrderNotFoundError extends DomainError {

@@ -4,8 +4,8 @@ import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { AppConfig } from '../../config/app-config';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
-import { NOT_FOUND } from '../../errors/error-code';
-import { baseUrlOf } from '../../http/base-url';
+import { INVALID_TRANSITION, NOT_FOUND } from '../../errors/error-code';
+import { ownUrl } from '../../http/own-url';
 import type { KeyCaller } from '../../http/caller';
 import { ConditionalGet } from '../../http/conditional-get';
 import { CurrentCaller } from '../../http/request-context';
@@ -13,7 +13,7 @@ import { MAX_ID, ParseIdPipe } from '../../http/validation';
 import { Idempotent } from '../../idempotency/http/idempotent.decorator';
 import { OrderingAccount, OrdersService } from '../application/orders.service';
 import type { OrderAction } from '../domain/order';
-import { INVALID_TRANSITION, PET_NOT_AVAILABLE, TOO_MANY_OPEN_ORDERS } from '../domain/order.errors';
+import { PET_NOT_AVAILABLE, TOO_MANY_OPEN_ORDERS } from '../domain/order.errors';
 import { ListOrdersQueryDto, OrderResponseDto, PlaceOrderDto, toOrderResponse } from './dto/order.dto';
 import { orderCursor } from './order-cursor';
 import { ORDERS_READ, ORDERS_WRITE } from './order-scopes';
@@ -57,7 +57,7 @@ export class OrdersController {
       const next = new URLSearchParams({ limit: String(query.limit) });
       if (query.status) next.set('status', query.status);
       next.set('cursor', orderCursor.encode(page.nextAfterId));
-      reply.header('Link', `<${baseUrlOf(this.config)}/store/orders?${next}>; rel="next"`);
+      reply.header('Link', `<${ownUrl(this.config, `/v1/store/orders?${next}`)}>; rel="next"`);
     }
     return page.orders.map(toOrderResponse);
   }
@@ -80,8 +80,8 @@ export class OrdersController {
       description: 'The order, placed',
       type: OrderResponseDto,
       headers: {
-        // Optional until a replay carries the first answer's headers: the idempotency module replays the body alone.
-        Location: { required: false, description: 'The absolute URL of the order; sent with every 201 but a replay', schema: { type: 'string', format: 'uri' } },
+        // A replay carries it too: the idempotency record keeps the first answer's Location.
+        Location: { required: true, description: "The order's address, `…/v1/store/orders/{id}`, on a replay too", schema: { type: 'string', format: 'uri' } },
       },
     },
     errors: [
@@ -92,7 +92,7 @@ export class OrdersController {
   })
   async placeOrder(@Body() body: PlaceOrderDto, @CurrentCaller() caller: KeyCaller, @Res({ passthrough: true }) reply: FastifyReply): Promise<OrderResponseDto> {
     const order = await this.orders.place(accountOf(caller), body.petId);
-    reply.header('Location', `${baseUrlOf(this.config)}/store/orders/${order.id}`);
+    reply.header('Location', ownUrl(this.config, `/v1/store/orders/${order.id}`));
     return toOrderResponse(order);
   }
 

@@ -1,7 +1,9 @@
 import { Test } from '@nestjs/testing';
 import { FakeClock } from '../../../test/support/fake-clock';
-import { Pet } from '../domain/pet';
-import { PetNotFoundError } from '../domain/pet.errors';
+import { isSamePet, Pet } from '../domain/pet';
+import { InvalidTransitionError, PetNotFoundError, PetPreconditionFailedError, PetReservedError } from '../domain/pet.errors';
+import { PetHolds } from '../domain/pet-holds';
+import { PetStatus } from '../domain/pet-status';
 import { PetPageQuery, PetRepository, ReadFreshness } from '../domain/pet.repository';
 import { PetMetrics } from './pet-metrics';
 import { PetsService } from './pets.service';
@@ -36,6 +38,27 @@ class LaggingPetRepository extends PetRepository {
       .slice(0, limit);
   }
 
+  async replace(current: Pet, next: Pet): Promise<boolean> {
+    const at = this.pets.findIndex((pet) => isSamePet(pet, current));
+    if (at < 0) return false;
+    this.pets[at] = next;
+    return true;
+  }
+
+  async remove(current: Pet): Promise<boolean> {
+    const at = this.pets.findIndex((pet) => isSamePet(pet, current));
+    if (at < 0) return false;
+    this.pets.splice(at, 1);
+    this.replicated = Math.min(this.replicated, this.pets.length);
+    return true;
+  }
+
+  async countByStatus(freshness: ReadFreshness): Promise<Record<PetStatus, number>> {
+    const counts = { available: 0, pending: 0, sold: 0 };
+    for (const pet of this.view(freshness)) counts[pet.status]++;
+    return counts;
+  }
+
   private view(freshness: ReadFreshness): Pet[] {
     this.reads.push(freshness);
     return freshness === 'latest' ? this.pets : this.pets.slice(0, this.replicated);
@@ -49,9 +72,13 @@ describe('PetsService', () => {
   const clock = new FakeClock(1_000_000);
   const WINDOW_MS = 9_000;
   const writers = () => new RecentWriters(WINDOW_MS, clock);
+  /** Which pets a placed order holds, as the orders module would answer. */
+  const held = new Set<number>();
+  const holds: PetHolds = { isHeld: async (petId) => held.has(petId) };
 
   beforeEach(async () => {
     metrics.countPetCreated.mockReset();
+    held.clear();
     store = new LaggingPetRepository();
     const moduleRef = await Test.createTestingModule({
       providers: [
@@ -59,6 +86,7 @@ describe('PetsService', () => {
         { provide: PetRepository, useValue: store },
         { provide: PetMetrics, useValue: metrics },
         { provide: RecentWriters, useValue: writers() },
+        { provide: PetHolds, useValue: holds },
       ],
     }).compile();
     service = moduleRef.get(PetsService);
@@ -87,6 +115,7 @@ describe('PetsService', () => {
       { create: () => Promise.reject(new Error('store down')) } as unknown as PetRepository,
       metrics as unknown as PetMetrics,
       writers(),
+      holds,
     );
     await expect(failing.create({ name: 'Rex', categoryId: 1 })).rejects.toThrow('store down');
     expect(metrics.countPetCreated).toHaveBeenCalledTimes(1);
@@ -148,6 +177,19 @@ describe('PetsService', () => {
       expect(store.reads).toEqual(['latest', 'may-lag']);
     });
 
+    it('shows a caller its own change and removal at once, as its create', async () => {
+      const rex = await create({ name: 'Rex', categoryId: 1 });
+      const tom = await create({ name: 'Tom', categoryId: 1, status: 'sold' });
+      await service.update(rex.id, { name: 'Max' }, { writer: 7 });
+      await service.get(rex.id, 7);
+      await service.inventory(7);
+      await service.remove(tom.id, { writer: 8 });
+      await service.list({ limit: 5 }, 8);
+      await service.list({ limit: 5 }, 9);
+      // The changes read the latest themselves; then the writers' reads do, and another caller's may lag.
+      expect(store.reads).toEqual(['latest', 'latest', 'latest', 'latest', 'latest', 'may-lag']);
+    });
+
     it('counts only creates that succeeded', async () => {
       jest.spyOn(store, 'create').mockRejectedValueOnce(new Error('store down'));
       await expect(service.create({ name: 'Rex', categoryId: 1 }, 7)).rejects.toThrow('store down');
@@ -159,6 +201,82 @@ describe('PetsService', () => {
       const writers = new RecentWriters(0, clock);
       writers.noteWrite(7);
       expect(writers.wroteRecently(7)).toBe(false);
+    });
+  });
+
+  describe('changing and removing a pet', () => {
+    it.each([
+      ['available', 'pending'],
+      ['available', 'sold'],
+      ['pending', 'available'],
+      ['pending', 'sold'],
+      ['sold', 'sold'],
+      ['pending', 'pending'],
+    ] as const)('moves a pet from %s to %s', async (from, to) => {
+      const pet = await create({ name: 'Rex', categoryId: 1, status: from });
+      await expect(service.update(pet.id, { status: to })).resolves.toEqual({ ...pet, status: to });
+      await expect(service.get(pet.id)).resolves.toMatchObject({ status: to });
+    });
+
+    it.each([
+      ['sold', 'available'],
+      ['sold', 'pending'],
+    ] as const)('refuses a move from %s to %s, naming both, and changes nothing', async (from, to) => {
+      const pet = await create({ name: 'Rex', categoryId: 1, status: from });
+      const move = service.update(pet.id, { status: to, name: 'Max' });
+      await expect(move).rejects.toThrow(InvalidTransitionError);
+      await expect(service.update(pet.id, { status: to })).rejects.toMatchObject({ code: 'invalid_transition', message: `A pet cannot move from ${from} to ${to}` });
+      await expect(service.get(pet.id)).resolves.toEqual(pet);
+    });
+
+    it('keeps the status of a pet a placed order holds, but lets its name and category change', async () => {
+      const pet = await create({ name: 'Rex', categoryId: 1, status: 'pending' });
+      held.add(pet.id);
+      await expect(service.update(pet.id, { status: 'available' })).rejects.toThrow(PetReservedError);
+      await expect(service.update(pet.id, { status: 'sold', name: 'Max' })).rejects.toMatchObject({ code: 'pet_reserved' });
+      await expect(service.update(pet.id, { name: 'Max', categoryId: 2, status: 'pending' })).resolves.toEqual({ ...pet, name: 'Max', categoryId: 2 });
+    });
+
+    it('refuses to remove a pet a placed order holds, and removes it once the hold is gone', async () => {
+      const pet = await create({ name: 'Rex', categoryId: 1, status: 'pending' });
+      held.add(pet.id);
+      await expect(service.remove(pet.id)).rejects.toThrow(PetReservedError);
+      held.delete(pet.id);
+      await service.remove(pet.id);
+      await expect(service.get(pet.id)).rejects.toThrow(PetNotFoundError);
+      await expect(service.remove(pet.id)).rejects.toThrow(PetNotFoundError);
+    });
+
+    it('judges 404 before the precondition, and the precondition before the move', async () => {
+      await expect(service.update(99, { status: 'sold' }, { precondition: () => false })).rejects.toThrow(PetNotFoundError);
+      const pet = await create({ name: 'Rex', categoryId: 1, status: 'sold' });
+      await expect(service.update(pet.id, { status: 'available' }, { precondition: () => false })).rejects.toThrow(PetPreconditionFailedError);
+      await expect(service.remove(pet.id, { precondition: () => false })).rejects.toMatchObject({ code: 'precondition_failed' });
+    });
+
+    it('fails the precondition when the pet changed between its read and its write, and retries without one', async () => {
+      const pet = await create({ name: 'Rex', categoryId: 1 });
+      const replace = store.replace.bind(store);
+      // Another writer renames the pet just before this change is written.
+      const interfere = () =>
+        jest.spyOn(store, 'replace').mockImplementationOnce(async (current, next) => {
+          await replace(current, { ...current, name: `${current.name}!` });
+          return replace(current, next);
+        });
+      interfere();
+      await expect(service.update(pet.id, { categoryId: 2 }, { precondition: () => true })).rejects.toThrow(PetPreconditionFailedError);
+      interfere();
+      await expect(service.update(pet.id, { categoryId: 3 })).resolves.toEqual({ ...pet, name: 'Rex!!', categoryId: 3 });
+    });
+
+    it('counts the pets of each status, every status present', async () => {
+      await expect(service.inventory()).resolves.toEqual({ available: 0, pending: 0, sold: 0 });
+      await create({ name: 'a', categoryId: 1 });
+      const b = await create({ name: 'b', categoryId: 1, status: 'sold' });
+      await create({ name: 'c', categoryId: 1, status: 'sold' });
+      await service.remove(b.id);
+      store.catchUp();
+      await expect(service.inventory()).resolves.toEqual({ available: 1, pending: 0, sold: 1 });
     });
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { NewPet, Pet, preparePet } from '../domain/pet';
-import { PetNotFoundError } from '../domain/pet.errors';
+import { changePet, isSamePet, NewPet, Pet, PetChanges, preparePet } from '../domain/pet';
+import { PetBusyError, PetNotFoundError, PetPreconditionFailedError, PetReservedError } from '../domain/pet.errors';
+import { PetHolds } from '../domain/pet-holds';
 import { PetRepository, ReadFreshness } from '../domain/pet.repository';
 import { PetStatus } from '../domain/pet-status';
 import { PetMetrics } from './pet-metrics';
@@ -11,6 +12,16 @@ export interface PetPage {
   /** Id to continue after, present when more pets follow. */
   readonly nextAfterId?: number;
 }
+
+/** How a change is made: by whom (for reading one's own writes), and only if the pet as it is now meets `precondition`. */
+export interface ChangeOptions {
+  readonly writer?: CallerId;
+  /** The caller's condition on the current pet (If-Match); absent: the change applies to whatever is current. */
+  readonly precondition?: (current: Pet) => boolean;
+}
+
+/** Rounds a change without a precondition retries when the pet changed between its read and its write. */
+const CHANGE_ROUNDS = 3;
 
 /**
  * The catalogue's use cases. Reads may come from a lagging copy of the store,
@@ -23,6 +34,7 @@ export class PetsService {
     private readonly pets: PetRepository,
     private readonly metrics: PetMetrics,
     private readonly writers: RecentWriters,
+    private readonly holds: PetHolds,
   ) {}
 
   async create(input: NewPet, writer?: CallerId): Promise<Pet> {
@@ -44,6 +56,49 @@ export class PetsService {
     if (rows.length <= query.limit) return { pets: rows };
     const pets = rows.slice(0, query.limit);
     return { pets, nextAfterId: pets[pets.length - 1].id };
+  }
+
+  /**
+   * Applies a merge patch. Read, judged (404, 412, 409) and written with a
+   * statement conditional on the pet as read, so a change never lands on a
+   * pet other than the one judged: of two changes made from the same read,
+   * the second finds the pet changed and, with a precondition, fails 412.
+   */
+  async update(id: number, changes: PetChanges, options: ChangeOptions = {}): Promise<Pet> {
+    return this.change(id, options, async (current) => {
+      const next = changePet(current, changes);
+      if (next.status !== current.status && (await this.holds.isHeld(id))) throw new PetReservedError(id);
+      if (isSamePet(next, current)) return { done: true, pet: current };
+      return { done: await this.pets.replace(current, next), pet: next };
+    });
+  }
+
+  /** Deletes a pet no placed order holds, judged and written as `update` is. */
+  async remove(id: number, options: ChangeOptions = {}): Promise<void> {
+    await this.change(id, options, async (current) => {
+      if (await this.holds.isHeld(id)) throw new PetReservedError(id);
+      return { done: await this.pets.remove(current), pet: current };
+    });
+  }
+
+  async inventory(reader?: CallerId): Promise<Record<PetStatus, number>> {
+    return this.pets.countByStatus(this.freshnessFor(reader));
+  }
+
+  private async change(id: number, { writer, precondition }: ChangeOptions, write: (current: Pet) => Promise<{ done: boolean; pet: Pet }>): Promise<Pet> {
+    for (let round = 0; round < CHANGE_ROUNDS; round++) {
+      const current = await this.pets.findById(id, 'latest');
+      if (!current) throw new PetNotFoundError(id);
+      if (precondition && !precondition(current)) throw new PetPreconditionFailedError(id);
+      const { done, pet } = await write(current);
+      if (done) {
+        this.writers.noteWrite(writer);
+        return pet;
+      }
+      // The pet changed since it was read: the condition was on that version, so it no longer holds.
+      if (precondition) throw new PetPreconditionFailedError(id);
+    }
+    throw new PetBusyError(id);
   }
 
   private freshnessFor(reader: CallerId | undefined): ReadFreshness {

@@ -22,4 +22,10 @@ export abstract class PetRepository {
   abstract findById(id: number, freshness: ReadFreshness): Promise<Pet | null>;
   /** Pets in ascending id order, at most `limit` of them. */
   abstract findPage(query: PetPageQuery, freshness: ReadFreshness): Promise<Pet[]>;
+  /** Writes `next` only if the stored pet is still exactly `current`, in one statement; false when it is not (changed or gone). */
+  abstract replace(current: Pet, next: Pet): Promise<boolean>;
+  /** Deletes the pet only if it is still exactly `current`; false when it is not. Its id is never handed out again. */
+  abstract remove(current: Pet): Promise<boolean>;
+  /** How many pets have each status; a status no pet has counts 0. */
+  abstract countByStatus(freshness: ReadFreshness): Promise<Record<PetStatus, number>>;
 }

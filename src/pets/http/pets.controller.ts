@@ -1,20 +1,25 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiConsumes, ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
-import { NOT_FOUND } from '../../errors/error-code';
+import { InvalidInputError } from '../../errors/domain-error';
+import { INVALID_TRANSITION, NOT_FOUND } from '../../errors/error-code';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
 import type { KeyCaller } from '../../http/caller';
 import { ConditionalGet } from '../../http/conditional-get';
 import { Deprecated, sunsetDate } from '../../http/deprecation';
+import { IfMatch, ifMatchCondition, TaggedEntity } from '../../http/entity-tag';
+import { AcceptsMergePatch, MERGE_PATCH_JSON } from '../../http/json-body';
 import { CurrentCaller } from '../../http/request-context';
-import { requestOrigin } from '../../http/request-origin';
+import { ownUrl } from '../../http/own-url';
 import { ParseIdPipe } from '../../http/validation';
 import { Idempotent } from '../../idempotency/http/idempotent.decorator';
 import { PetsService } from '../application/pets.service';
 import { Pet } from '../domain/pet';
+import { PET_RESERVED } from '../domain/pet.errors';
 import { CreatePetDto } from './dto/create-pet.dto';
+import { changesOf, PatchPetDto } from './dto/patch-pet.dto';
 import { ListPetsQueryDto } from './dto/list-pets.query.dto';
 import { ID_SCHEMA, PetResponseDto } from './dto/pet.response.dto';
 import { PETS_READ, PETS_WRITE } from './pet-scopes';
@@ -22,6 +27,13 @@ import { decodeCursor, encodeCursor } from './pet-cursor';
 
 /** `GET /v1/pets/{petId}` goes away on 5 December 2030; `GET /v1/pets` with `status` replaces it. */
 const GET_PET_DEPRECATION = { since: '2026-11-21', sunset: '2030-12-05', successor: '/v1/pets' } as const;
+
+const PET_ID_PARAM = { name: 'petId', schema: ID_SCHEMA, description: 'The id of the pet' } as const;
+const NO_PET = { status: 404, code: NOT_FOUND, when: 'no pet with that id' } as const;
+
+const LOCATION_HEADERS = {
+  Location: { required: true, description: 'The new pet\'s address, `…/v1/pets/{id}`', schema: { type: 'string', format: 'uri' } },
+};
 
 const NEXT_PAGE_HEADERS = {
   Link: {
@@ -47,7 +59,6 @@ export class PetsController {
   async listPets(
     @Query() query: ListPetsQueryDto,
     @CurrentCaller() caller: KeyCaller,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Pet[]> {
     const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -57,7 +68,7 @@ export class PetsController {
       const next = new URLSearchParams({ limit: String(query.limit) });
       if (query.status) next.set('status', query.status);
       next.set('cursor', encodeCursor(page.nextAfterId));
-      reply.header('Link', `<${requestOrigin(request.raw, this.config.trustProxy)}/v1/pets?${next}>; rel="next"`);
+      reply.header('Link', `<${ownUrl(this.config, `/v1/pets?${next}`)}>; rel="next"`);
     }
     return page.pets;
   }
@@ -75,9 +86,16 @@ export class PetsController {
   })
   @RequireScope(PETS_WRITE)
   @Idempotent()
-  @ApiStandardResponses({ success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto } })
-  createPet(@Body() body: CreatePetDto, @CurrentCaller() caller: KeyCaller): Promise<Pet> {
-    return this.pets.create(body, caller.keyId);
+  @TaggedEntity()
+  @ApiStandardResponses({ success: { status: 201, description: 'The pet as stored, with its id', type: PetResponseDto, headers: LOCATION_HEADERS } })
+  async createPet(
+    @Body() body: CreatePetDto,
+    @CurrentCaller() caller: KeyCaller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Pet> {
+    const pet = await this.pets.create(body, caller.keyId);
+    reply.header('Location', ownUrl(this.config, `/v1/pets/${pet.id}`));
+    return pet;
   }
 
   @Get(':petId')
@@ -89,9 +107,58 @@ export class PetsController {
     summary: 'Get a pet',
     description: `Deprecated: removed on 5 December 2030 (${sunsetDate(GET_PET_DEPRECATION)}). Use \`GET /pets\` with the \`status\` filter instead.`,
   })
-  @ApiParam({ name: 'petId', schema: ID_SCHEMA, description: 'The id of the pet' })
-  @ApiStandardResponses({ success: { status: 200, description: 'The pet', type: PetResponseDto }, errors: [{ status: 404, code: NOT_FOUND, when: 'no pet with that id' }] })
+  @ApiParam(PET_ID_PARAM)
+  @ApiStandardResponses({ success: { status: 200, description: 'The pet', type: PetResponseDto }, errors: [NO_PET] })
   getPet(@Param('petId', ParseIdPipe) petId: number, @CurrentCaller() caller: KeyCaller): Promise<Pet> {
     return this.pets.get(petId, caller.keyId);
+  }
+
+  @Patch(':petId')
+  @ApiOperation({
+    operationId: 'updatePet',
+    summary: 'Change a pet',
+    description:
+      'A JSON merge patch (RFC 7396) of `name`, `categoryId` and `status`, each with the rules of a create; at least one, never `null`. ' +
+      'A status moves from `available` to `pending` or `sold`, from `pending` to `available` or `sold`; `sold` is final, and the same status changes nothing. ' +
+      'A pet held by a placed order keeps its status (its name and category may change). With `If-Match`, only the version it names is changed.',
+  })
+  @ApiParam(PET_ID_PARAM)
+  @ApiConsumes(MERGE_PATCH_JSON, 'application/json')
+  @RequireScope(PETS_WRITE)
+  @AcceptsMergePatch()
+  @TaggedEntity()
+  @IfMatch()
+  @ApiStandardResponses({
+    success: { status: 200, description: 'The pet as it is now', type: PetResponseDto },
+    errors: [
+      NO_PET,
+      { status: 409, code: INVALID_TRANSITION, when: 'the status cannot move that way (`sold` is final); or `pet_reserved`: a placed order holds the pet, whose status is the order\'s' },
+    ],
+  })
+  updatePet(
+    @Param('petId', ParseIdPipe) petId: number,
+    @Body() body: PatchPetDto,
+    @CurrentCaller() caller: KeyCaller,
+    @Req() request: FastifyRequest,
+  ): Promise<Pet> {
+    const changes = changesOf(body);
+    if (!changes) throw new InvalidInputError('A patch must name at least one of name, categoryId, status');
+    return this.pets.update(petId, changes, { writer: caller.keyId, precondition: ifMatchCondition(request) });
+  }
+
+  @Delete(':petId')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'deletePet',
+    summary: 'Remove a pet',
+    description: 'The pet is gone from every page and from the inventory, and its id is never given to another pet. A pet held by a placed order cannot be removed.',
+  })
+  @ApiParam(PET_ID_PARAM)
+  @RequireScope(PETS_WRITE)
+  @IfMatch()
+  @ApiNoContentResponse({ description: 'Removed' })
+  @ApiStandardResponses({ errors: [NO_PET, { status: 409, code: PET_RESERVED, when: 'a placed order holds the pet' }] })
+  async deletePet(@Param('petId', ParseIdPipe) petId: number, @CurrentCaller() caller: KeyCaller, @Req() request: FastifyRequest): Promise<void> {
+    await this.pets.remove(petId, { writer: caller.keyId, precondition: ifMatchCondition(request) });
   }
 }

@@ -51,6 +51,20 @@ describe('TypeOrmPetRepository on SQLite', () => {
     await expect(repository.findPage({ limit: 5, afterId: 5 }, 'may-lag')).resolves.toEqual([]);
   });
 
+  it('writes a change or a removal only onto the pet as it was read, and never reuses a removed id', async () => {
+    const rex = await add('Rex');
+    const max = { ...rex, name: 'Max' };
+    await expect(repository.replace(rex, max)).resolves.toBe(true);
+    // Made from the same read, the second change finds the pet changed.
+    await expect(repository.replace(rex, { ...rex, status: 'sold' })).resolves.toBe(false);
+    await expect(repository.remove(rex)).resolves.toBe(false);
+    await expect(repository.findById(rex.id, 'may-lag')).resolves.toEqual(max);
+    await expect(repository.countByStatus('may-lag')).resolves.toEqual({ available: 1, pending: 0, sold: 0 });
+    await expect(repository.remove(max)).resolves.toBe(true);
+    await expect(repository.countByStatus('may-lag')).resolves.toEqual({ available: 0, pending: 0, sold: 0 });
+    await expect(add('Tom')).resolves.toMatchObject({ id: rex.id + 1 });
+  });
+
   it.each([
     ['by the (status, id) index', { status: 'sold' as const, afterId: 9 }, /USING INDEX idx_pets_status_id \(status=\? AND id>\?\)/],
     ['by the primary key', { afterId: 9 }, /USING INTEGER PRIMARY KEY \(rowid>\?\)/],

@@ -2,11 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseReads, ReadTarget } from '../../database/database-reads';
 import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { Pet } from '../domain/pet';
+import { PET_STATUSES, PetStatus } from '../domain/pet-status';
 import { PetPageQuery, PetRepository, ReadFreshness } from '../domain/pet.repository';
 import { PetMapper } from './pet.mapper';
 import { PetOrmEntity } from './pet.orm-entity';
 
 const COLUMNS = 'id, name, category_id AS categoryId, status';
+const AS_READ = 'id = ? AND name = ? AND category_id = ? AND status = ?';
+const asRead = (pet: Pet) => [pet.id, pet.name, pet.categoryId, pet.status];
 
 /**
  * Fixed statements with bound parameters: through find options and
@@ -19,6 +22,11 @@ const SQL = {
   page: `SELECT ${COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`,
   pageByStatus: `SELECT ${COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`,
   insert: 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)',
+  /** Conditional on the whole pet as it was read, so of two changes made from the same read only one is written. */
+  replace: `UPDATE pets SET name = ?, category_id = ?, status = ? WHERE ${AS_READ}`,
+  remove: `DELETE FROM pets WHERE ${AS_READ}`,
+  /** An index-only scan of (status, id). */
+  countByStatus: 'SELECT status, COUNT(*) AS count FROM pets GROUP BY status',
 } as const;
 
 /** A read that may lag may run on a replica; one that must be latest runs on the primary. */
@@ -56,5 +64,21 @@ export class TypeOrmPetRepository extends PetRepository {
       ? await this.reads.query<PetOrmEntity>(SQL.pageByStatus, [status, afterId, limit], TARGET[freshness])
       : await this.reads.query<PetOrmEntity>(SQL.page, [afterId, limit], TARGET[freshness]);
     return rows.map(PetMapper.toDomain);
+  }
+
+  async replace(current: Pet, next: Pet): Promise<boolean> {
+    return (await this.unitOfWork.execute(SQL.replace, [next.name, next.categoryId, next.status, ...asRead(current)])) === 1;
+  }
+
+  /** A hard delete: AUTOINCREMENT on SQLite and InnoDB's persisted counter (MariaDB 10.2.4+, MySQL 8) never hand the id out again. */
+  async remove(current: Pet): Promise<boolean> {
+    return (await this.unitOfWork.execute(SQL.remove, asRead(current))) === 1;
+  }
+
+  async countByStatus(freshness: ReadFreshness): Promise<Record<PetStatus, number>> {
+    const { rows } = await this.reads.query<{ status: PetStatus; count: number | string }>(SQL.countByStatus, [], TARGET[freshness]);
+    const counts = Object.fromEntries(PET_STATUSES.map((status) => [status, 0])) as Record<PetStatus, number>;
+    for (const { status, count } of rows) counts[status] = Number(count);
+    return counts;
   }
 }

@@ -3,16 +3,6 @@ import { AppConfig } from '../../config/app-config';
 import type { Caller } from '../../http/caller';
 import { ConcurrencyStore, type InFlightSlot } from '../domain/concurrency-store';
 import { DEFAULT_CONCURRENCY_CAPS, TooManyInFlightError } from '../domain/concurrency-cap';
-import type { WindowSpec } from '../domain/rate-limit-store';
-import { ApiKeyBannedError } from '../domain/rate-limit.errors';
-import { RateLimiter } from './rate-limiter';
-
-/**
- * Where a refusal over the cap is tallied toward the ban: a window that holds
- * no request (its limit is 0), so every consume in it is a rejection, tallied
- * and banned on as a full window's are.
- */
-export const CONCURRENCY_REFUSALS_WINDOW: WindowSpec = { name: 'concurrency', limit: 0, durationMs: 60_000 };
 
 /**
  * The concurrency cap: how many requests a tracker (an account, an address)
@@ -24,7 +14,6 @@ export class ConcurrencyLimiter {
 
   constructor(
     private readonly store: ConcurrencyStore,
-    private readonly limiter: RateLimiter,
     config: AppConfig,
   ) {
     this.caps = { ...DEFAULT_CONCURRENCY_CAPS, ...config.planConcurrency };
@@ -37,13 +26,12 @@ export class ConcurrencyLimiter {
 
   /**
    * A place among the tracker's requests in flight, or the refusal: the cap
-   * is held. The refusal counts toward the ban subject's ban as a rate
-   * limit's refusals do, and is the ban when it starts one.
+   * is held. The refusal counts toward no ban: requests sent at once are a
+   * burst, which a client that waits a second for a place has done nothing wrong by.
    */
-  async acquire(tracker: string, cap: number, banSubject?: string): Promise<InFlightSlot> {
+  async acquire(tracker: string, cap: number): Promise<InFlightSlot> {
     const slot = await this.store.acquire(tracker, cap);
     if (slot) return slot;
-    const tally = await this.limiter.consume(tracker, [CONCURRENCY_REFUSALS_WINDOW], banSubject);
-    throw tally.banned ? new ApiKeyBannedError(tally.retryAfterSeconds) : new TooManyInFlightError(cap);
+    throw new TooManyInFlightError(cap);
   }
 }

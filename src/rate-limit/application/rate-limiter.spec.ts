@@ -11,12 +11,15 @@ function setUp() {
 }
 
 describe('RateLimiter', () => {
-  it("judges a tracker's windows together on the injected clock, with the configured ban", async () => {
+  it("judges a tracker's windows together on the injected clock, with the configured ban and a second's grace for a burst", async () => {
     const { clock, limiter } = setUp();
     const windows = planWindows(1, 100);
     await expect(limiter.consume('key:1', windows)).resolves.toMatchObject({ allowed: true, binding: { name: 'minute', resetAtMs: T0 + MINUTE } });
-    await expect(limiter.consume('key:1', windows)).resolves.toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 60 });
+    for (let i = 0; i < 5; i++) {
+      await expect(limiter.consume('key:1', windows)).resolves.toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 60 });
+    }
     clock.advance(1_000);
+    await expect(limiter.consume('key:1', windows)).resolves.toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 59 });
     await expect(limiter.consume('key:1', windows)).resolves.toMatchObject({ banned: true, retryAfterSeconds: 120 });
     await expect(limiter.consume('key:2', windows)).resolves.toMatchObject({ allowed: true });
   });

@@ -3,7 +3,7 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
 import type { PlanLimits } from '../../http/caller';
-import { BanPolicy, RateLimitDecision, RateLimitStore, WindowSpec, WindowUse } from '../domain/rate-limit-store';
+import { BanPolicy, BURST_GRACE_MS, RateLimitDecision, RateLimitStore, WindowSpec, WindowUse } from '../domain/rate-limit-store';
 
 /** What the library's storage answers for one window (the package does not export the type by name). */
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -44,7 +44,7 @@ export class RateLimiter implements ThrottlerStorage {
     private readonly clock: Clock,
     config: AppConfig,
   ) {
-    this.banPolicy = { banAfterRejections: config.banAfterRejections, banMs: config.banSeconds * 1000 };
+    this.banPolicy = { banAfterRejections: config.banAfterRejections, banMs: config.banSeconds * 1000, burstGraceMs: BURST_GRACE_MS };
   }
 
   /** With a `banSubject`, the tracker's windows are shared and the ban is the subject's alone. */

@@ -21,7 +21,15 @@ export interface WindowSpec {
 export interface BanPolicy {
   readonly banAfterRejections: number;
   readonly banMs: number;
+  /** How long after the first refusal of an episode refusals are a burst, tallied toward no ban; 0 when absent. */
+  readonly burstGraceMs?: number;
 }
+
+/** The trackers of callers known only by their client address (`ip:<address>`), which anyone can make up in any number. */
+export const ADDRESS_TRACKER_PREFIX = 'ip:';
+
+/** A burst is not abuse: refusals within this long of an episode's first refusal never count toward a ban. */
+export const BURST_GRACE_MS = 1_000;
 
 export interface WindowState {
   readonly name: WindowName;
@@ -71,6 +79,9 @@ export interface RateLimitDecision {
  * - A rejection adds one to the `rejected` tally of each full window it was judged against. When a
  *   window's tally goes over `banAfterRejections`, the key is banned for `banMs`
  *   from that moment, and that very request is answered as banned.
+ * - Except in a burst: a refusal starts an episode, which the key's next accepted
+ *   request ends, and refusals within `burstGraceMs` of the episode's first
+ *   refusal add to no tally.
  * - While banned, every request is rejected as banned and counts nowhere.
  * - With a ban subject, the rejections and the ban above are the subject's:
  *   a banned subject is refused while its siblings still count in the windows.

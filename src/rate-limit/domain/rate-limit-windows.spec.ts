@@ -173,6 +173,65 @@ describe('consumeRequest', () => {
     expect(key.sendMany(3).map((d) => d.banned)).toEqual([false, false, true]);
   });
 
+  describe('a burst', () => {
+    const BURST: BanPolicy = { banAfterRejections: 3, banMs: 900_000, burstGraceMs: 1_000 };
+
+    it('tallies no refusal within a second of the first refusal of an episode, however many come', () => {
+      const key = new FakeKey(windows(2, 100), BURST);
+      key.sendMany(2);
+      const burst = key.sendMany(200);
+      key.now = T0 + 999;
+      burst.push(...key.sendMany(200));
+      expect(burst.every((d) => !d.allowed && !d.banned && d.retryAfterSeconds >= 1)).toBe(true);
+      expect(key.state?.windows.minute).toMatchObject({ count: 2, rejected: 0 });
+      expect(key.state?.refusedSinceMs).toBe(T0);
+    });
+
+    it('bans a client that keeps sending after that second, as without the grace', () => {
+      const key = new FakeKey(windows(2, 100), BURST);
+      key.sendMany(2 + 50);
+      key.now = T0 + 1_000;
+      expect(key.sendMany(4).map((d) => d.banned)).toEqual([false, false, false, true]);
+    });
+
+    it('dates the second from the first refusal, not the first request, and ends the episode at the next accepted request', () => {
+      const key = new FakeKey(windows(2, 100), BURST);
+      key.sendMany(2);
+      key.now = T0 + 30_000;
+      key.send();
+      key.now = T0 + 30_999;
+      key.sendMany(10);
+      expect(key.state?.windows.minute?.rejected).toBe(0);
+      key.now = T0 + MINUTE;
+      expect(key.send()).toMatchObject({ allowed: true });
+      expect(key.state?.refusedSinceMs).toBe(0);
+      key.send();
+      key.now = T0 + MINUTE + 5_000;
+      // A new episode: its first second is a burst again.
+      key.sendMany(10);
+      expect(key.state?.windows.minute?.rejected).toBe(0);
+      expect(key.state?.refusedSinceMs).toBe(T0 + MINUTE + 5_000);
+    });
+
+    it("over an account keeps the episode with the key's ban: a sibling's accepted request ends only its own", () => {
+      const specs = windows(2, 100);
+      let quota: StoredKeyState | undefined;
+      const bans: Record<string, StoredKeyState | undefined> = {};
+      const send = (subject: string, at: number) => {
+        const outcome = consumeSharedRequest(quota, bans[subject], specs, BURST, at);
+        quota = outcome.quota ?? quota;
+        bans[subject] = outcome.ban ?? bans[subject];
+        return outcome.decision;
+      };
+      send('a', T0);
+      send('a', T0);
+      send('a', T0);
+      expect(bans.a?.refusedSinceMs).toBe(T0);
+      expect(quota?.refusedSinceMs ?? 0).toBe(0);
+      expect([1, 2, 3, 4].map(() => send('a', T0 + 1_000).banned)).toEqual([false, false, false, true]);
+    });
+  });
+
   it('rounds Retry-After up to whole seconds and never answers 0', () => {
     const key = new FakeKey(windows(1, 100), { banAfterRejections: 100, banMs: 900_000 });
     key.send();

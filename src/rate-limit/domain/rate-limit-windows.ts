@@ -11,6 +11,8 @@ export interface StoredKeyState {
   readonly windows: Readonly<Partial<Record<WindowName, StoredWindow>>>;
   /** 0 when not banned. */
   readonly bannedUntilMs: number;
+  /** When the first refusal of the current episode came, which the next accepted request ends; 0 or absent when none. */
+  readonly refusedSinceMs?: number;
 }
 
 export interface ConsumeOutcome {
@@ -29,6 +31,10 @@ export interface ConsumeOutcome {
  * quota when the ban ends is answered `rate_limited` again, and banned again
  * only if it keeps sending past the threshold once more; without the reset one
  * retry at the end of a ban would earn a new ban at once.
+ *
+ * A burst is not abuse: a refusal opens an episode (or continues the open
+ * one), which the next accepted request or a ban closes, and refusals within
+ * `burstGraceMs` of its first refusal are answered but tallied nowhere.
  *
  * Runs on every request, so it is written with plain loops over the windows;
  * the working copies of the windows become the new state.
@@ -50,27 +56,29 @@ export function consumeRequest(
   if (!live.some((window, i) => isFull(window, specs[i]))) {
     for (let i = 0; i < specs.length; i++) if (isCounted(specs[i])) live[i].count += 1;
     return {
-      state: toState(stored, specs, live, 0),
+      state: toState(stored, specs, live, 0, 0),
       decision: { allowed: true, banned: false, retryAfterSeconds: 0, ...describeWindows(specs, live, now) },
     };
   }
 
+  const refusedSinceMs = stored?.refusedSinceMs || now;
+  const tallied = now >= refusedSinceMs + (policy.burstGraceMs ?? 0);
   let acceptedAgainAtMs = 0;
   let overBanThreshold = false;
   for (let i = 0; i < specs.length; i++) {
     const window = live[i];
     if (!isFull(window, specs[i])) continue;
-    window.rejected += 1;
+    if (tallied) window.rejected += 1;
     acceptedAgainAtMs = Math.max(acceptedAgainAtMs, window.resetAtMs);
     if (window.rejected > policy.banAfterRejections) overBanThreshold = true;
   }
   if (overBanThreshold) {
     const banEndMs = now + policy.banMs;
     for (const window of live) window.rejected = 0;
-    return { state: toState(stored, specs, live, banEndMs), decision: bannedDecision(specs, live, banEndMs, now) };
+    return { state: toState(stored, specs, live, banEndMs, 0), decision: bannedDecision(specs, live, banEndMs, now) };
   }
   return {
-    state: toState(stored, specs, live, 0),
+    state: toState(stored, specs, live, 0, refusedSinceMs),
     decision: {
       allowed: false,
       banned: false,
@@ -114,7 +122,11 @@ export function consumeSharedRequest(
     counts[spec.name] = { count: window.count, rejected: 0, resetAtMs: window.resetAtMs };
     rejections[spec.name] = { count: 0, rejected: window.rejected, resetAtMs: window.resetAtMs };
   }
-  return { quota: { windows: counts, bannedUntilMs: 0 }, ban: { windows: rejections, bannedUntilMs: state.bannedUntilMs }, decision };
+  return {
+    quota: { windows: counts, bannedUntilMs: 0 },
+    ban: { windows: rejections, bannedUntilMs: state.bannedUntilMs, refusedSinceMs: state.refusedSinceMs },
+    decision,
+  };
 }
 
 /** One record as `consumeRequest` reads it: the quota's counts, and the key's rejections of those very windows. */
@@ -127,7 +139,7 @@ function mergeRecords(quota: StoredKeyState | undefined, ban: StoredKeyState | u
     const rejected = tallied && tallied.resetAtMs === counted.resetAtMs ? tallied.rejected : 0;
     windows[name] = { count: counted.count, rejected, resetAtMs: counted.resetAtMs };
   }
-  return { windows, bannedUntilMs: ban?.bannedUntilMs ?? 0 };
+  return { windows, bannedUntilMs: ban?.bannedUntilMs ?? 0, refusedSinceMs: ban?.refusedSinceMs ?? 0 };
 }
 
 /**
@@ -234,8 +246,9 @@ function toState(
   specs: readonly WindowSpec[],
   live: readonly LiveWindow[],
   bannedUntilMs: number,
+  refusedSinceMs: number,
 ): StoredKeyState {
   const windows: Partial<Record<WindowName, StoredWindow>> = { ...stored?.windows };
   for (let i = 0; i < specs.length; i++) windows[specs[i].name] = live[i];
-  return { windows, bannedUntilMs };
+  return { windows, bannedUntilMs, refusedSinceMs };
 }

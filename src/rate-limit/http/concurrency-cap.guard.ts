@@ -13,8 +13,8 @@ import { concurrencyPolicyItem } from './rate-limit-headers';
  * in takes one of its caller's places in flight (trackerOf: the key's
  * account, or the client address) and gives it back when its answer is
  * done, whatever the answer, and when the connection is cut off. Over the cap
- * it is 429 `rate_limited` with `Retry-After`, tallied toward the key's ban as
- * any rate limit's refusal is, and its `RateLimit-Policy` names the cap
+ * it is 429 `rate_limited` with `Retry-After`, tallied toward no ban (a burst
+ * is no abuse), and its `RateLimit-Policy` names the cap
  * after the plan's windows. Only what the rate limits counted is capped, as
  * the same caller (PlanThrottlerGuard leaves whom in the request state), so a
  * route they skip, such as the operational endpoints, is not.
@@ -35,7 +35,7 @@ export class ConcurrencyCapGuard implements CanActivate {
     const cap = this.concurrency.capOf(callerOf(request));
     let slot: InFlightSlot;
     try {
-      slot = await this.concurrency.acquire(limited.tracker, cap, limited.banSubject);
+      slot = await this.concurrency.acquire(limited.tracker, cap);
     } catch (error) {
       if (error instanceof RateLimitRejection) {
         this.metrics.countRejection(error.code);

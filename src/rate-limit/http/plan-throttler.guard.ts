@@ -9,11 +9,12 @@ import {
   type ThrottlerRequest,
 } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller } from '../../http/caller';
+import type { Caller, PlanLimits } from '../../http/caller';
 import { CallerLookup } from '../../http/caller-lookup';
-import { CONDITIONAL_GET } from '../../http/conditional-get';
+import { CONDITIONAL_GET, isAnyTag } from '../../http/conditional-get';
 import { requestState } from '../../http/request-context';
 import { OpsMetrics } from '../../ops/metrics';
+import { BanLog } from '../application/ban-log';
 import { planWindowsOf, RateLimiter } from '../application/rate-limiter';
 import type { RateLimitDecision, WindowSpec } from '../domain/rate-limit-store';
 import { ApiKeyBannedError, RateLimitedError, RateLimitRejection } from '../domain/rate-limit.errors';
@@ -41,6 +42,8 @@ interface PlanLimitDetail extends ThrottlerLimitDetail {
  *   against that one window in a bucket of the route's own;
  * - `throwThrottlingException`: our domain errors, not ThrottlerException.
  * An @OwnBan() route judges the key's rejections and ban on that route apart.
+ * A key the caller lookup did not look up, its address being over its keyless
+ * limits (KeyLookupGate), is refused as the address, counted nowhere.
  * Every request counts in the plan's windows (minute, day) and in the
  * account's `answers`, ten times its minute. A key's request to a
  * @ConditionalGet() route with `If-None-Match` may be answered 304, which
@@ -60,6 +63,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     private readonly callers: CallerLookup,
     private readonly deferred: DeferredCharges,
     private readonly metrics: OpsMetrics,
+    private readonly bans: BanLog,
   ) {
     super(options, limiter, reflector);
   }
@@ -73,7 +77,11 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     const caller = await this.callers.find(request);
     const tracker = await getTracker(request, context);
     const banSubject = banSubjectOf(caller, this.ownBanRouteOf(context));
-    requestState(request).rateLimitedAs = { tracker, banSubject };
+    requestState(request).rateLimitedAs = { tracker };
+    if (caller.kind === 'anonymous' && caller.keyNotLookedUp) {
+      await this.refuseUncheckedKey(context, tracker, caller.limits);
+      return false;
+    }
     if (ttl !== throttler.ttl || limit !== caller.limits.perMinute) {
       await this.charge(context, tracker, [{ name: ownBucket(ttl, context.getClass().name, context.getHandler().name), limit, durationMs: ttl }], banSubject);
       return true;
@@ -92,7 +100,22 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
   private async charge(context: ExecutionContext, tracker: string, windows: readonly WindowSpec[], banSubject: string | undefined): Promise<void> {
     const decision = await this.limiter.consume(tracker, windows, banSubject);
     writeRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), decision);
+    const caller = requestState(context.switchToHttp().getRequest<FastifyRequest>()).caller;
+    if (decision.banned && banSubject && caller?.kind === 'key') this.bans.note(caller, banSubject, decision);
     if (!decision.allowed) await this.throwThrottlingException(context, refusalDetail(tracker, windows, decision));
+  }
+
+  /**
+   * A key not looked up because its address was over its keyless limits:
+   * judged against them (its refusal tallied as any) and counted in none.
+   */
+  private async refuseUncheckedKey(context: ExecutionContext, tracker: string, limits: PlanLimits): Promise<void> {
+    const windows = planWindowsOf(limits, 'check', 'check');
+    const decision = await this.limiter.consume(tracker, windows);
+    // Should the address have room again by now, the key is still unchecked: back in a second, rather than let in as no key.
+    const refusal = decision.allowed ? { ...decision, allowed: false, retryAfterSeconds: 1 } : decision;
+    writeRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), refusal);
+    await this.throwThrottlingException(context, refusalDetail(tracker, windows, refusal));
   }
 
   /** The route's name for its own ban, on an @OwnBan() route. */
@@ -101,9 +124,10 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     return `${context.getClass().name}.${context.getHandler().name}`;
   }
 
-  /** A key's request to a @ConditionalGet() route, with `If-None-Match`: its answer may be a 304. */
+  /** A key's request to a @ConditionalGet() route, with `If-None-Match` naming tags: its answer may be a free 304. */
   private mayAnswerNotModified(context: ExecutionContext, request: FastifyRequest, caller: Caller): boolean {
-    if (caller.kind !== 'key' || request.headers['if-none-match'] === undefined) return false;
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (caller.kind !== 'key' || ifNoneMatch === undefined || isAnyTag(ifNoneMatch)) return false;
     return this.reflector.getAllAndOverride<boolean>(CONDITIONAL_GET, [context.getHandler(), context.getClass()]) === true;
   }
 
@@ -126,6 +150,11 @@ function refusalDetail(tracker: string, windows: readonly WindowSpec[], decision
     timeToExpire: retryAfterSeconds,
     isBlocked: true,
     timeToBlockExpire: retryAfterSeconds,
-    rejection: decision.banned ? new ApiKeyBannedError(retryAfterSeconds) : new RateLimitedError(retryAfterSeconds),
+    rejection: rejectionOf(decision),
   };
+}
+
+/** The error a refused decision is answered with. */
+export function rejectionOf({ banned, retryAfterSeconds }: RateLimitDecision): RateLimitRejection {
+  return banned ? new ApiKeyBannedError(retryAfterSeconds) : new RateLimitedError(retryAfterSeconds);
 }

@@ -31,17 +31,21 @@ export class RateLimitController {
     summary: "The caller's quota",
     description:
       "The key's plan and account, and for each window of the plan its limit, the requests left and when it resets, and the key's ban if any. " +
+      'A window reads as it stands even while the key is banned: the ban is reported apart, in `ban`. ' +
       `Spends no quota: it is limited on its own, to ${RATE_LIMIT_STATUS_PER_MINUTE} a minute per account, and its rate-limit headers ` +
       'describe that limit (`"minute@getRateLimit"`). It answers while the key is banned. Any key may ask; no scope is needed.',
   })
   @ApiStandardResponses({ success: { status: 200, description: "The caller's quota as it stands", type: RateLimitStatusDto } })
   async getRateLimit(@CurrentCaller() caller: KeyCaller): Promise<RateLimitStatusDto> {
-    const decision = await this.limiter.peek(trackerOf(caller), planWindowsOf(caller.limits), banSubjectOf(caller));
+    const tracker = trackerOf(caller);
+    const windows = planWindowsOf(caller.limits);
+    // The account's windows as they stand, apart from the key's ban, which would report every window as spent.
+    const [quota, withBan] = await Promise.all([this.limiter.peek(tracker, windows), this.limiter.peek(tracker, windows, banSubjectOf(caller))]);
     return {
       plan: caller.plan,
       account: { id: caller.accountId },
-      windows: decision.windows.map(({ name, limit, remaining, resetAtMs }) => ({ name, limit, remaining, reset: Math.ceil(resetAtMs / 1000) })),
-      ban: decision.banned ? { until: Math.ceil(decision.binding.resetAtMs / 1000) } : null,
+      windows: quota.windows.map(({ name, limit, remaining, resetAtMs }) => ({ name, limit, remaining, reset: Math.ceil(resetAtMs / 1000) })),
+      ban: withBan.banned ? { until: Math.ceil(withBan.binding.resetAtMs / 1000) } : null,
     };
   }
 }

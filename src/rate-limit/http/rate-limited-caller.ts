@@ -1,8 +1,9 @@
 import type { Caller } from '../../http/caller';
+import { ADDRESS_TRACKER_PREFIX } from '../domain/rate-limit-store';
 
 /** Whose quota a request counts in: `account:<id>` for a key, shared by the account's keys, else `ip:<address>`. */
 export function trackerOf(caller: Caller): string {
-  return caller.kind === 'key' ? `account:${caller.accountId}` : `ip:${caller.address}`;
+  return caller.kind === 'key' ? `account:${caller.accountId}` : `${ADDRESS_TRACKER_PREFIX}${caller.address}`;
 }
 
 /**

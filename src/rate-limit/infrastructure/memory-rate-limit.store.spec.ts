@@ -56,6 +56,21 @@ describe('MemoryRateLimitStore', () => {
     });
   });
 
+  it('keeps client addresses apart: a flood of them past their bound evicts only addresses, never a keyed record or a ban', async () => {
+    const store = new MemoryRateLimitStore({ maxKeys: 10, maxAddresses: 50 });
+    await store.consume('account:1', WINDOWS, POLICY, T0, 'key:1');
+    for (let i = 0; i < 4; i += 1) await store.consume('account:2', WINDOWS, POLICY, T0, 'key:2');
+    await store.consume('ip:192.0.2.1', WINDOWS, POLICY, T0);
+    for (let i = 0; i < 1_000; i += 1) {
+      await store.consume(`ip:10.0.${i >> 8}.${i & 255}`, WINDOWS, POLICY, T0 + 1);
+      expect(store.size).toBeLessThanOrEqual(4 + 50);
+    }
+    await expect(store.peek('account:1', WINDOWS, POLICY, T0 + 2, 'key:1')).resolves.toMatchObject({ binding: { name: 'minute', remaining: 1 } });
+    await expect(store.peek('account:2', WINDOWS, POLICY, T0 + 2, 'key:2')).resolves.toMatchObject({ banned: true });
+    // The first address was the oldest of its kind, so it went.
+    await expect(store.peek('ip:192.0.2.1', WINDOWS, POLICY, T0 + 2)).resolves.toMatchObject({ binding: { name: 'minute', remaining: 2 } });
+  });
+
   it('keeps nothing for a peek, so peeks neither fill the store nor evict a counted key', async () => {
     const store = new MemoryRateLimitStore({ maxKeys: 10 });
     await store.consume('counted', WINDOWS, POLICY, T0);

@@ -5,12 +5,12 @@
  * contract specs run the same cases against both. The two scripts share how
  * they read the state and judge the request; only CONSUME_SCRIPT writes.
  *
- * KEYS[1]  the key's hash: banned_until and, per window, <name>:count,
+ * KEYS[1]  the key's hash: banned_until, refused_since and, per window, <name>:count,
  *          <name>:rejected, <name>:reset (epoch ms)
  * KEYS[2]  optional, `consumeSharedRequest` (`peekSharedRequest`): the ban subject's hash, with the
  *          same fields; then KEYS[1] keeps the counts and KEYS[2] the
  *          rejections and the ban (both keys must lie in one cluster slot)
- * ARGV     nowMs, banAfterRejections, banMs, then name, limit, durationMs, use
+ * ARGV     nowMs, banAfterRejections, banMs, burstGraceMs, then name, limit, durationMs, use
  *          for each window (use: 2 counted, 1 only judged against, 0 only reported)
  * Returns  { allowed (0/1), banned (0/1), retryAfterSeconds, binding window's
  *            position (1-based), then remaining, resetAtMs for each window }
@@ -21,9 +21,10 @@ local ban_key = KEYS[2]
 local now = tonumber(ARGV[1])
 local ban_after = tonumber(ARGV[2])
 local ban_ms = tonumber(ARGV[3])
+local burst_grace_ms = tonumber(ARGV[4])
 
-local fields = { 'banned_until' }
-for i = 4, #ARGV, 4 do
+local fields = { 'banned_until', 'refused_since' }
+for i = 5, #ARGV, 4 do
   local name = ARGV[i]
   fields[#fields + 1] = name .. ':count'
   fields[#fields + 1] = name .. ':rejected'
@@ -34,8 +35,8 @@ local ban_stored = stored
 if ban_key then ban_stored = redis.call('HMGET', ban_key, unpack(fields)) end
 
 local windows = {}
-for i = 4, #ARGV, 4 do
-  local at = #windows * 3 + 2
+for i = 5, #ARGV, 4 do
+  local at = #windows * 3 + 3
   local w = { name = ARGV[i], limit = tonumber(ARGV[i + 1]), count = 0, rejected = 0,
               reset = now + tonumber(ARGV[i + 2]), use = tonumber(ARGV[i + 3]) }
   local reset = tonumber(stored[at + 2])
@@ -107,8 +108,8 @@ end
 `;
 
 export const CONSUME_SCRIPT = `${READ_AND_JUDGE}
-local function save_hash(hash, banned_until, counts, rejections)
-  local values = { 'banned_until', banned_until }
+local function save_hash(hash, banned_until, refused_since, counts, rejections)
+  local values = { 'banned_until', banned_until, 'refused_since', refused_since }
   local forget_at = banned_until
   for _, w in ipairs(windows) do
     values[#values + 1] = w.name .. ':count'
@@ -124,13 +125,13 @@ local function save_hash(hash, banned_until, counts, rejections)
   local ttl = math.max(1, forget_at - now)
   if redis.call('PTTL', hash) < ttl then redis.call('PEXPIRE', hash, ttl) end
 end
--- With a ban subject, the shared hash keeps the counts and the subject's hash the rejections and the ban.
-local function save(banned_until)
+-- With a ban subject, the shared hash keeps the counts and the subject's hash the rejections, the ban and the episode.
+local function save(banned_until, refused_since)
   if ban_key then
-    save_hash(key, 0, true, false)
-    save_hash(ban_key, banned_until, false, true)
+    save_hash(key, 0, 0, true, false)
+    save_hash(ban_key, banned_until, refused_since, false, true)
   else
-    save_hash(key, banned_until, true, true)
+    save_hash(key, banned_until, refused_since, true, true)
   end
 end
 
@@ -138,14 +139,18 @@ if accepted_again_at == 0 then
   for _, w in ipairs(windows) do
     if w.use == 2 then w.count = w.count + 1 end
   end
-  save(0)
+  save(0, 0)
   return reply(1, 0)
 end
 
+-- Refusals within the grace of the episode's first refusal are a burst: answered, tallied nowhere.
+local refused_since = tonumber(ban_stored[2]) or 0
+if refused_since == 0 then refused_since = now end
+local tallied = now >= refused_since + burst_grace_ms
 local ban = false
 for _, w in ipairs(windows) do
   if is_full(w) then
-    w.rejected = w.rejected + 1
+    if tallied then w.rejected = w.rejected + 1 end
     if w.rejected > ban_after then ban = true end
   end
 end
@@ -153,11 +158,11 @@ end
 if ban then
   local ban_end = now + ban_ms
   for _, w in ipairs(windows) do w.rejected = 0 end
-  save(ban_end)
+  save(ban_end, 0)
   return banned_reply(ban_end)
 end
 
-save(0)
+save(0, refused_since)
 return reply(0, seconds_until(accepted_again_at))
 `;
 

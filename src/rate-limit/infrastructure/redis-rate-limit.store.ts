@@ -148,7 +148,7 @@ export class RedisRateLimitStore extends RateLimitStore {
   ): Promise<RateLimitDecision> {
     if (this.isUsable()) {
       try {
-        const args = [Math.floor(nowMs), policy.banAfterRejections, policy.banMs, ...windows.flatMap((w) => [w.name, w.limit, w.durationMs, SCRIPT_USE[w.use ?? 'count']])];
+        const args = [Math.floor(nowMs), policy.banAfterRejections, policy.banMs, policy.burstGraceMs ?? 0, ...windows.flatMap((w) => [w.name, w.limit, w.durationMs, SCRIPT_USE[w.use ?? 'count']])];
         const hash = redisKey(this.keyPrefix, key);
         const commands = COMMANDS[operation];
         const reply =

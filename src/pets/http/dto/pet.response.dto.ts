@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { MAX_ID } from '../../../http/validation';
+import { CONTROL_OR_BIDI_RANGES, MAX_ID } from '../../../http/validation';
 import { MAX_PET_NAME_LENGTH, Pet } from '../../domain/pet';
 import { DEFAULT_PET_STATUS, PET_STATUSES, PetStatus } from '../../domain/pet-status';
 
@@ -11,9 +11,11 @@ export const PET_NAME_SCHEMA = {
   type: String,
   minLength: 1,
   maxLength: MAX_PET_NAME_LENGTH,
-  // Unanchored: the name must contain at least one character that is not white space.
-  pattern: '\\S',
-  description: `The animal's name: 1 to ${MAX_PET_NAME_LENGTH} characters (code points), not only white space; stored and returned exactly as sent`,
+  // No control or bidirectional formatting character anywhere, and at least one character that is not white space.
+  pattern: `^[^${CONTROL_OR_BIDI_RANGES}]*[^\\s${CONTROL_OR_BIDI_RANGES}][^${CONTROL_OR_BIDI_RANGES}]*$`,
+  description:
+    `The animal's name: 1 to ${MAX_PET_NAME_LENGTH} characters (code points), not only white space, without control characters (Unicode Cc) ` +
+    'or bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069); stored and returned exactly as sent',
   example: 'Rex',
 } as const;
 

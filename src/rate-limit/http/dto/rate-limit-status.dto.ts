@@ -16,10 +16,10 @@ export class RateLimitWindowDto {
   @ApiProperty({ type: 'integer', minimum: 1, description: 'Requests allowed in the window', example: 60 })
   limit: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Requests left in the window now; 0 while banned', example: 57 })
+  @ApiProperty({ type: 'integer', minimum: 0, description: "Requests left in the window now, as the account's keys share it; a ban is reported apart, in `ban`", example: 57 })
   remaining: number;
 
-  @ApiProperty({ ...UNIX_SECONDS, description: 'Unix time, in seconds, at which the window resets; the end of the ban while banned', example: 1795219260 })
+  @ApiProperty({ ...UNIX_SECONDS, description: 'Unix time, in seconds, at which the window resets', example: 1795219260 })
   reset: number;
 }
 

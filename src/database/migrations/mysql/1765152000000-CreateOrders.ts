@@ -7,7 +7,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * keeps a pet to one such order on every instance and node, and the check keeps
  * it in step with `status`. Times are epoch milliseconds.
  */
-export class CreateOrders1764374400000 implements MigrationInterface {
+export class CreateOrders1765152000000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE orders (

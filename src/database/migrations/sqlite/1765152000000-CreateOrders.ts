@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** As on MySQL: orders, each account's count of placed orders, and one placed or delivered order per pet, held by a unique index. */
-export class CreateOrders1764374400000 implements MigrationInterface {
+export class CreateOrders1765152000000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE orders (
