@@ -177,6 +177,63 @@ describeOnStore('orders API', () => {
     });
   });
 
+  describe('a pet a placed order holds', () => {
+    it("keeps its status: PATCH of it is 409 pet_reserved, of its name 200; the order's delivery still sells it", async () => {
+      const petId = await newPet();
+      const order = await place(api, petId);
+      for (const status of ['available', 'sold']) {
+        const refused = await api.request({ method: 'PATCH', url: `/v1/pets/${petId}`, payload: { status } });
+        expectErrorBody(refused, 409, 'pet_reserved');
+      }
+      expect(await petStatus(petId)).toBe('pending');
+      const renamed = await api.request({ method: 'PATCH', url: `/v1/pets/${petId}`, payload: { name: 'Max' } });
+      expect({ status: renamed.status, body: renamed.body }).toEqual({ status: 200, body: expect.objectContaining({ name: 'Max', status: 'pending' }) });
+      expect((await api.post(`/v1/store/orders/${order.id}/deliver`)).status).toBe(200);
+      expect(await petStatus(petId)).toBe('sold');
+    });
+
+    it('is not removed: DELETE is 409 pet_reserved until the order is cancelled, then 204', async () => {
+      const petId = await newPet();
+      const order = await place(api, petId);
+      expectErrorBody(await api.request({ method: 'DELETE', url: `/v1/pets/${petId}` }), 409, 'pet_reserved');
+      expect(await petStatus(petId)).toBe('pending');
+      expect((await api.post(`/v1/store/orders/${order.id}/cancel`)).status).toBe(200);
+      expect((await api.request({ method: 'DELETE', url: `/v1/pets/${petId}` })).status).toBe(204);
+      expect((await api.get(`/v1/pets/${petId}`)).status).toBe(404);
+    });
+
+    it('is held by its placed order alone: a pet sold by PATCH takes no order, and a delivered order keeps its petId once its pet is removed', async () => {
+      const sold = await newPet();
+      expect((await api.request({ method: 'PATCH', url: `/v1/pets/${sold}`, payload: { status: 'sold' } })).status).toBe(200);
+      expectErrorBody(await api.post('/v1/store/orders', { petId: sold }), 409, 'pet_not_available');
+      const petId = await newPet();
+      const order = await place(api, petId);
+      expect((await api.post(`/v1/store/orders/${order.id}/deliver`)).status).toBe(200);
+      expect((await api.request({ method: 'DELETE', url: `/v1/pets/${petId}` })).status).toBe(204);
+      expect((await api.get<OrderBody>(`/v1/store/orders/${order.id}`)).body).toMatchObject({ petId, status: 'delivered' });
+    });
+
+    it('races a PATCH to sold with orders of it: never an order of a sold pet', async () => {
+      for (let round = 0; round < 5; round++) {
+        const petId = await newPet();
+        const [patch, ...placed] = await Promise.all([
+          api.request({ method: 'PATCH', url: `/v1/pets/${petId}`, payload: { status: 'sold' } }),
+          api.post<OrderBody>('/v1/store/orders', { petId }),
+          stranger.post<OrderBody>('/v1/store/orders', { petId }),
+        ]);
+        const orders = placed.filter(({ status }) => status === 201);
+        const status = await petStatus(petId);
+        if (patch.status === 200) {
+          expect({ status, orders: orders.length }).toEqual({ status: 'sold', orders: 0 });
+        } else {
+          expectErrorBody(patch, 409, 'pet_reserved');
+          expect({ status, orders: orders.length }).toEqual({ status: 'pending', orders: 1 });
+        }
+        for (const refused of placed.filter(({ status }) => status !== 201)) expectErrorBody(refused, 409, 'pet_not_available');
+      }
+    });
+  });
+
   describe("another account's orders", () => {
     it('are 404 on get, deliver and cancel, absent from its list, and left as they were', async () => {
       const petId = await newPet();

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { Clock } from '../config/clock';
@@ -8,29 +8,34 @@ import { OpsMetrics } from '../ops/metrics';
 import { PetMetrics } from './application/pet-metrics';
 import { PetsService } from './application/pets.service';
 import { RecentWriters, recentWritersFor } from './application/recent-writers';
-import { PetHolds } from './domain/pet-holds';
 import { PetRepository } from './domain/pet.repository';
 import { InventoryController } from './http/inventory.controller';
 import { PetsController } from './http/pets.controller';
-import { NoPetHolds } from './infrastructure/no-pet-holds';
 import { PetOrmEntity } from './infrastructure/pet.orm-entity';
 import { TypeOrmPetRepository } from './infrastructure/typeorm-pet.repository';
 
-@Module({
-  imports: [TypeOrmModule.forFeature([PetOrmEntity]), ReadReplicasModule, IdempotencyModule],
-  controllers: [PetsController, InventoryController],
-  providers: [
-    PetsService,
-    { provide: PetRepository, useClass: TypeOrmPetRepository },
-    // The seam of the orders module: it binds its own PetHolds, which reads the placed orders, in place of this one.
-    { provide: PetHolds, useClass: NoPetHolds },
-    { provide: PetMetrics, useExisting: OpsMetrics },
-    {
-      // A caller's own pets are visible to its reads for as long as a replica in service may lack them.
-      provide: RecentWriters,
-      inject: [AppConfig, Clock],
-      useFactory: recentWritersFor,
-    },
-  ],
-})
-export class PetsModule {}
+@Module({})
+export class PetsModule {
+  /**
+   * `holds` provides and exports the PetHolds port (the orders module's reading
+   * of the placed orders), so the catalogue knows no module that sells its pets.
+   */
+  static withHolds(holds: Type): DynamicModule {
+    return {
+      module: PetsModule,
+      imports: [TypeOrmModule.forFeature([PetOrmEntity]), ReadReplicasModule, IdempotencyModule, holds],
+      controllers: [PetsController, InventoryController],
+      providers: [
+        PetsService,
+        { provide: PetRepository, useClass: TypeOrmPetRepository },
+        { provide: PetMetrics, useExisting: OpsMetrics },
+        {
+          // A caller's own pets are visible to its reads for as long as a replica in service may lack them.
+          provide: RecentWriters,
+          inject: [AppConfig, Clock],
+          useFactory: recentWritersFor,
+        },
+      ],
+    };
+  }
+}
