@@ -528,7 +528,7 @@ export const placeOrder = (store: Store, accountOf: () => Promise<number>) => as
   if (placed === 'no_pet') return fail(reply, new Refusal('not_found', `No pet with id ${body.petId}`, 404));
   if (placed === 'not_available') return fail(reply, new Refusal('pet_not_available', 'The pet is not available', 409));
   if (placed === 'too_many') return fail(reply, new Refusal('too_many_open_orders', 'Too many placed orders', 409));
-  reply.code(201).header('location', `http://localhost:3000/v1/store/orders/${placed.id}`);
+  reply.code(201).header('location', `${ORIGIN}/v1/store/orders/${placed.id}`);
   return reply.send(orderJson({ id: placed.id, accountId: 0, petId: body.petId, status: 'placed', placedAt: now, deliveredAt: null }));
 };
 
