@@ -452,7 +452,7 @@ for (const store of ['sqlite', 'mysql'] as const) {
           ['an unknown plan', 'accounts', (row) => (row.plan = 'platinum'), 'unknown plan "platinum"; use one of free, pro, business, enterprise', () => true],
           ["an account name kept for keys' own accounts", 'accounts', (row) => (row.name = 'key-1'), 'account names like "key-1" are kept for keys\' own accounts', (row) => row.name !== null],
           ['an account with both a name and an owner', 'accounts', (row) => (row.name = 'both'), 'an account has a name or an owner key, not both or neither', (row) => row.owner_key_id !== null],
-          ['an unknown scope', 'api_keys', (row) => (row.scopes = 'pets:read admin:all'), 'unknown scope "admin:all"; a key may have pets:read, pets:write', () => true],
+          ['an unknown scope', 'api_keys', (row) => (row.scopes = 'pets:read admin:all'), 'unknown scope "admin:all"; a key may have pets:read, pets:write, orders:read, orders:write', () => true],
           ['a key hash that is not one', 'api_keys', (row) => (row.key_hash = 'Z'.repeat(64)), 'key_hash must be a SHA-256 hash in 64 lower-case hex digits', () => true],
           ['a key name of 101 characters', 'api_keys', (row) => (row.name = 'k'.repeat(101)), "a key's name has at most 100 characters", () => true],
         ])('%s', async (_case, table, edit, rule, pick) => {
