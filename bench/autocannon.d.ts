@@ -10,7 +10,9 @@ declare module 'autocannon' {
       path?: string;
       headers?: Record<string, string>;
       body?: string;
-      setupRequest?: (request: Request) => Request;
+      /** `context` is the connection's own, kept across its requests, so one request can use what an earlier one answered. */
+      setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
     }
     interface Options {
       url: string;

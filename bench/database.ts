@@ -110,6 +110,8 @@ export function seedPets(database: BenchDatabase, count: number, onProgress: (do
   return withSession(database, async (session) => {
     const [{ total, last }] = await session.query('SELECT COUNT(*) AS total, COALESCE(MAX(id), 0) AS last FROM pets');
     if (Number(total) === count && Number(last) === count) return false;
+    // Orders name pets by id, and a truncated table numbers its pets from 1 again.
+    await session.query('DELETE FROM orders');
     await session.query(database.store === 'mysql' ? 'TRUNCATE TABLE pets' : 'DELETE FROM pets');
     // SQLite caps bound parameters per statement; MySQL takes far bigger packets.
     const batch = database.store === 'sqlite' ? 2_000 : 5_000;
@@ -124,7 +126,11 @@ export function seedPets(database: BenchDatabase, count: number, onProgress: (do
   });
 }
 
-/** Deletes the pets that a create scenario added, so every run starts from the same table. */
+/** Deletes the pets that a create scenario added, and the orders of the order scenario, so every run starts from the same tables. */
 export function removePetsAfter(database: BenchDatabase, count: number): Promise<void> {
-  return withSession(database, async (session) => void (await session.query('DELETE FROM pets WHERE id > ?', [count])));
+  return withSession(database, async (session) => {
+    await session.query('DELETE FROM orders');
+    await session.query('UPDATE accounts SET placed_orders = 0');
+    await session.query('DELETE FROM pets WHERE id > ?', [count]);
+  });
 }

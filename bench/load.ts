@@ -26,7 +26,7 @@ export function runStretch(scenario: Scenario, settings: LoadSettings, duration:
     connections: settings.connections,
     duration,
     headers: settings.headers,
-    requests: [{ ...scenario.request, headers: { ...settings.headers, ...scenario.request.headers } }],
+    requests: [scenario.request, ...(scenario.then ?? [])].map((request) => ({ ...request, headers: { ...settings.headers, ...request.headers } })),
     skipAggregateResult: true,
   });
 }

@@ -2,15 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { Request } from 'autocannon';
 import { encodeCursor } from '../src/pets/http/pet-cursor';
 
-export const SCENARIO_NAMES = ['list-first', 'list-deep', 'get', 'create', 'create-idempotent'] as const;
+export const SCENARIO_NAMES = ['list-first', 'list-deep', 'get', 'create', 'create-idempotent', 'order'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** What a run without --scenarios measures: the creates with an Idempotency-Key are asked for by name. */
-export const DEFAULT_SCENARIOS: readonly ScenarioName[] = ['list-first', 'list-deep', 'get', 'create'];
+export const DEFAULT_SCENARIOS: readonly ScenarioName[] = ['list-first', 'list-deep', 'get', 'create', 'order'];
 
 export interface Scenario {
   readonly name: ScenarioName;
   readonly describe: string;
   readonly request: Request;
+  /** Requests that follow `request` on each connection, in turn, each given what the one before answered. */
+  readonly then?: readonly Request[];
 }
 
 /** How far from the end the deep cursor sits: one status in three, so a full page of 20 still follows. */
@@ -23,6 +25,15 @@ const CREATE_REQUEST = {
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
 } as const;
+
+/** The id of a created resource's JSON, or 0 (which the next request is refused for) when the answer had none. */
+function idIn(body: string): number {
+  try {
+    return (JSON.parse(body) as { id?: number }).id ?? 0;
+  } catch {
+    return 0;
+  }
+}
 
 export function buildScenarios(pets: number): Record<ScenarioName, Scenario> {
   const deepCursor = encodeCursor(pets - DEEP_OFFSET);
@@ -46,6 +57,25 @@ export function buildScenarios(pets: number): Record<ScenarioName, Scenario> {
       name: 'create',
       describe: 'POST /v1/pets {"name":"Bench","categoryId":7,"status":"pending"}',
       request: CREATE_REQUEST,
+    },
+    order: {
+      name: 'order',
+      describe: 'POST /v1/pets (available), POST /v1/store/orders for it, POST /v1/store/orders/{id}/deliver, in turn',
+      request: {
+        ...CREATE_REQUEST,
+        body: JSON.stringify({ name: 'Bench', categoryId: 7 }),
+        onResponse: (_status, body, context) => (context.petId = idIn(body)),
+      },
+      then: [
+        {
+          method: 'POST',
+          path: '/v1/store/orders',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (request, context) => ({ ...request, body: JSON.stringify({ petId: context.petId }) }),
+          onResponse: (_status, body, context) => (context.orderId = idIn(body)),
+        },
+        { method: 'POST', path: '/v1/store/orders/0/deliver', setupRequest: (request, context) => ({ ...request, path: `/v1/store/orders/${context.orderId}/deliver` }) },
+      ],
     },
     'create-idempotent': {
       name: 'create-idempotent',

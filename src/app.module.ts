@@ -9,8 +9,9 @@ import { ErrorsModule } from './errors/errors.module';
 import { HttpModule } from './http/http.module';
 import { OpsModule } from './ops/ops.module';
 import { PetsModule } from './pets/pets.module';
-// Declared ahead of the orders module, which guards its operations with them, so keys can be made with them now.
-import './orders/http/order-scopes';
+// After the pets: each module's scopes are listed in the order their modules load.
+import { OrderHoldsModule } from './orders/order-holds.module';
+import { OrdersModule } from './orders/orders.module';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
 import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -22,7 +23,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, UsageModule, PetsModule],
+      imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, UsageModule, PetsModule.withHolds(OrderHoldsModule), OrdersModule],
       providers: [
         AccessGuard,
         // Global guards run in the order listed, for every route: the rate limits count the request against its

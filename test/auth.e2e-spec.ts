@@ -208,6 +208,6 @@ describeOnStore('API key authentication', () => {
   });
 
   it('answers 404, not 401, for an unknown /v1 address without a key', async () => {
-    expectErrorBody(await testApp.anonymous.get('/v1/store/orders'), 404, 'not_found');
+    expectErrorBody(await testApp.anonymous.get('/v1/store/carts'), 404, 'not_found');
   });
 });

@@ -15,7 +15,7 @@ import { createTestDatabase, TestDatabase, TestStore } from './support/test-data
 
 const ROOT = join(__dirname, '..');
 const mysqlUp = process.env.MYSQL_AVAILABLE === '1';
-const TABLE_KEYS: Readonly<Record<string, string>> = { accounts: 'id', api_key_usage: 'key_id, day', api_keys: 'id', idempotency_records: 'api_key_id, idempotency_key', pets: 'id' };
+const TABLE_KEYS: Readonly<Record<string, string>> = { accounts: 'id', api_key_usage: 'key_id, day', api_keys: 'id', idempotency_records: 'api_key_id, idempotency_key', orders: 'id', pets: 'id' };
 const SEEDED_PETS = 20_000;
 
 interface Outcome {
@@ -72,7 +72,7 @@ async function everyRow(url: string): Promise<Record<string, Array<Record<string
 
 /** Counts as the summary line gives them, written out here on their own; a refusal names only the tables that have rows. */
 function summaryOf(rows: Record<string, unknown[]>, onlyWithRows = false): string {
-  const labels = { accounts: 'accounts', api_key_usage: 'api key usage', api_keys: 'api keys', idempotency_records: 'idempotency records', pets: 'pets' };
+  const labels = { accounts: 'accounts', api_key_usage: 'api key usage', api_keys: 'api keys', idempotency_records: 'idempotency records', orders: 'orders', pets: 'pets' };
   return Object.entries(labels)
     .filter(([table]) => !onlyWithRows || rows[table].length > 0)
     .map(([table, label]) => `${rows[table].length.toLocaleString('en-US')} ${label}`)
@@ -452,7 +452,7 @@ for (const store of ['sqlite', 'mysql'] as const) {
           ['an unknown plan', 'accounts', (row) => (row.plan = 'platinum'), 'unknown plan "platinum"; use one of free, pro, business, enterprise', () => true],
           ["an account name kept for keys' own accounts", 'accounts', (row) => (row.name = 'key-1'), 'account names like "key-1" are kept for keys\' own accounts', (row) => row.name !== null],
           ['an account with both a name and an owner', 'accounts', (row) => (row.name = 'both'), 'an account has a name or an owner key, not both or neither', (row) => row.owner_key_id !== null],
-          ['an unknown scope', 'api_keys', (row) => (row.scopes = 'pets:read admin:all'), 'unknown scope "admin:all"; a key may have pets:read, pets:write', () => true],
+          ['an unknown scope', 'api_keys', (row) => (row.scopes = 'pets:read admin:all'), 'unknown scope "admin:all"; a key may have pets:read, pets:write, orders:read, orders:write', () => true],
           ['a key hash that is not one', 'api_keys', (row) => (row.key_hash = 'Z'.repeat(64)), 'key_hash must be a SHA-256 hash in 64 lower-case hex digits', () => true],
           ['a key name of 101 characters', 'api_keys', (row) => (row.name = 'k'.repeat(101)), "a key's name has at most 100 characters", () => true],
         ])('%s', async (_case, table, edit, rule, pick) => {

@@ -28,6 +28,11 @@ async function callEveryOperation(client: ApiClient): Promise<Array<[string, Api
     ['deletePet', await client.request({ method: 'DELETE', url: '/v1/pets/2' })],
     ['getInventory', await client.get('/v1/store/inventory')],
     ['getRateLimit', await client.get('/v1/rate_limit')],
+    ['placeOrder', await client.post('/v1/store/orders', { petId: 1 })],
+    ['listOrders', await client.get('/v1/store/orders')],
+    ['getOrder', await client.get('/v1/store/orders/1')],
+    ['deliverOrder', await client.post('/v1/store/orders/1/deliver')],
+    ['cancelOrder', await client.post('/v1/store/orders/1/cancel')],
     ['getUsage', await client.get('/v1/usage')],
   ];
 }
@@ -223,6 +228,81 @@ describeOnStore('the API document', () => {
       }
     });
 
+    describe('orders', () => {
+      const petOf = async (status = 'available'): Promise<number> => (await api.post<PetBody>('/v1/pets', { name: 'Rex', categoryId: 1, status })).body.id;
+      const orderOf = async (): Promise<PetBody> => (await api.post<PetBody>('/v1/store/orders', { petId: await petOf() })).body;
+
+      it('placeOrder 201, replayed, 400, 404, 409, 413, 415 and 422', async () => {
+        const petId = await petOf();
+        const placed = await api.post('/v1/store/orders', { petId }, { 'idempotency-key': 'contract-order' });
+        expect(placed.status).toBe(201);
+        contract.expectResponse('placeOrder', placed);
+        const replayed = await api.post('/v1/store/orders', { petId }, { 'idempotency-key': 'contract-order' });
+        expect(replayed.headers['idempotent-replayed']).toBe('true');
+        contract.expectResponse('placeOrder', replayed);
+        const responses: Array<[number, string, ApiResponse]> = [
+          [400, 'validation_failed', await api.post('/v1/store/orders', { petId: '1' })],
+          [404, 'not_found', await api.post('/v1/store/orders', { petId: 9007199254740991 })],
+          [409, 'pet_not_available', await api.post('/v1/store/orders', { petId })],
+          [413, 'payload_too_large', await api.post('/v1/store/orders', { petId, pad: 'x'.repeat(17_000) })],
+          [415, 'unsupported_media_type', await api.post('/v1/store/orders', 'petId=1', { 'content-type': 'application/x-www-form-urlencoded' })],
+          [422, 'idempotency_key_reused', await api.post('/v1/store/orders', { petId: petId + 1 }, { 'idempotency-key': 'contract-order' })],
+        ];
+        for (const [status, code, response] of responses) {
+          expectErrorBody(response, status, code);
+          contract.expectResponse('placeOrder', response);
+        }
+      });
+
+      it('listOrders 200 with a next link, then without, 304 and 400', async () => {
+        await orderOf();
+        await orderOf();
+        const page = await api.get('/v1/store/orders?limit=1');
+        expect(page.headers.link).toMatch(/rel="next"/);
+        contract.expectResponse('listOrders', page);
+        const last = await api.get('/v1/store/orders?limit=100');
+        expect(last.headers.link).toBeUndefined();
+        contract.expectResponse('listOrders', last);
+        const notModified = await api.get('/v1/store/orders?limit=100', { 'if-none-match': String(last.headers.etag) });
+        expect(notModified.status).toBe(304);
+        contract.expectResponse('listOrders', notModified);
+        const invalid = await api.get('/v1/store/orders?status=pending');
+        expectErrorBody(invalid, 400, 'validation_failed');
+        contract.expectResponse('listOrders', invalid);
+      });
+
+      it('getOrder 200, 304, 400 and 404', async () => {
+        const order = await orderOf();
+        const current = await api.get(`/v1/store/orders/${order.id}`);
+        expect(current.status).toBe(200);
+        const responses: ApiResponse[] = [
+          current,
+          await api.get(`/v1/store/orders/${order.id}`, { 'if-none-match': String(current.headers.etag) }),
+          await api.get('/v1/store/orders/abc'),
+          await api.get('/v1/store/orders/9007199254740991'),
+        ];
+        expect(responses.map(({ status }) => status)).toEqual([200, 304, 400, 404]);
+        for (const response of responses) contract.expectResponse('getOrder', response);
+      });
+
+      it.each([
+        ['deliverOrder', 'deliver', 'cancel'],
+        ['cancelOrder', 'cancel', 'deliver'],
+      ])('%s 200, 400, 404 and 409', async (operationId, action, other) => {
+        const order = await orderOf();
+        const responses: ApiResponse[] = [
+          await api.post(`/v1/store/orders/${order.id}/${action}`),
+          await api.post(`/v1/store/orders/abc/${action}`),
+          await api.post(`/v1/store/orders/9007199254740991/${action}`),
+        ];
+        const settled = await orderOf();
+        await api.post(`/v1/store/orders/${settled.id}/${other}`);
+        responses.push(await api.post(`/v1/store/orders/${settled.id}/${action}`));
+        expect(responses.map(({ status }) => status)).toEqual([200, 400, 404, 409]);
+        for (const response of responses) contract.expectResponse(operationId, response);
+      });
+    });
+
     it('getRateLimit 200, with and without a ban, and 429 past its own minute', async () => {
       const status = await api.get('/v1/rate_limit');
       expect(status.status).toBe(200);
@@ -271,7 +351,7 @@ describeOnStore('the API document', () => {
 
     it('403 on every operation for a key without its scope', async () => {
       const headersOf = async (scopes: string[]) => ({ authorization: `Bearer ${(await testApp.createKey({ plan: 'pro', scopes })).secret}` });
-      const [readOnly, writeOnly] = [await headersOf(['pets:read']), await headersOf(['pets:write'])];
+      const [readOnly, writeOnly] = [await headersOf(['pets:read', 'orders:read']), await headersOf(['pets:write', 'orders:write'])];
       const responses: Array<[string, ApiResponse]> = [
         ['listPets', await testApp.anonymous.get('/v1/pets', writeOnly)],
         ['createPet', await testApp.anonymous.post('/v1/pets', { name: 'Rex', categoryId: 1 }, readOnly)],
@@ -279,6 +359,11 @@ describeOnStore('the API document', () => {
         ['updatePet', await testApp.anonymous.request({ method: 'PATCH', url: '/v1/pets/1', payload: { name: 'Max' }, headers: readOnly })],
         ['deletePet', await testApp.anonymous.request({ method: 'DELETE', url: '/v1/pets/1', headers: readOnly })],
         ['getInventory', await testApp.anonymous.get('/v1/store/inventory', writeOnly)],
+        ['placeOrder', await testApp.anonymous.post('/v1/store/orders', { petId: 1 }, readOnly)],
+        ['listOrders', await testApp.anonymous.get('/v1/store/orders', writeOnly)],
+        ['getOrder', await testApp.anonymous.get('/v1/store/orders/1', writeOnly)],
+        ['deliverOrder', await testApp.anonymous.post('/v1/store/orders/1/deliver', undefined, readOnly)],
+        ['cancelOrder', await testApp.anonymous.post('/v1/store/orders/1/cancel', undefined, readOnly)],
       ];
       for (const [operationId, response] of responses) {
         expectErrorBody(response, 403, 'insufficient_scope');
@@ -300,6 +385,7 @@ describeOnStore('the API document', () => {
         // Verified first, so that no request of the key reads its address's counters before the lookup.
         expect((await broken.client.get('/v1/pets')).status).toBe(200);
         counters.unreadable = true;
+        await broken.app.get(DataSource).query('DROP TABLE orders');
         await broken.app.get(DataSource).query('DROP TABLE pets');
         await broken.app.get(DataSource).query('DROP TABLE api_key_usage');
         for (const [operationId, response] of await callEveryOperation(broken.client)) {
@@ -336,6 +422,11 @@ describeOnStore('the API document', () => {
           ['updatePet', { method: 'PATCH', url: '/v1/pets/1', payload: { name: 'Max' } }],
           ['deletePet', { method: 'DELETE', url: '/v1/pets/1' }],
           ['getInventory', { url: '/v1/store/inventory' }],
+          ['placeOrder', { method: 'POST', url: '/v1/store/orders', payload: { petId: 1 } }],
+          ['listOrders', { url: '/v1/store/orders' }],
+          ['getOrder', { url: '/v1/store/orders/1' }],
+          ['deliverOrder', { method: 'POST', url: '/v1/store/orders/1/deliver' }],
+          ['cancelOrder', { method: 'POST', url: '/v1/store/orders/1/cancel' }],
         ];
         for (const [index, [operationId, request]] of ([...calls, ['getRateLimit', { url: '/v1/rate_limit' }], ['getUsage', { url: '/v1/usage' }]] as Array<[string, ApiRequest]>).entries()) {
           // Each from its own address: callers without a key are limited per address.

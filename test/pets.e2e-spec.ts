@@ -236,7 +236,7 @@ describeOnStore('pets API', () => {
 
   describe('unknown addresses', () => {
     it.each([
-      ['GET', '/v1/store/orders'],
+      ['GET', '/v1/store/carts'],
       ['GET', '/store/orders'],
       ['GET', '/pets'],
       ['GET', '/v2/pets'],

@@ -239,7 +239,7 @@ describeOnStore('rate limits', () => {
       [400, 'a bad limit', { url: '/v1/pets?limit=0' }],
       [400, 'malformed JSON', { method: 'POST', url: '/v1/pets', payload: '{"name":', headers: json }],
       [404, 'an unknown pet', { url: '/v1/pets/424242' }],
-      [404, 'an unknown /v1 address', { url: '/v1/store/orders' }],
+      [404, 'an unknown /v1 address', { url: '/v1/store/carts' }],
       [413, 'a body too large', { method: 'POST', url: '/v1/pets', payload: JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 }), headers: json }],
       [415, 'a text/plain body', { method: 'POST', url: '/v1/pets', payload: 'name=Rex', headers: { 'content-type': 'text/plain' } }],
     ];

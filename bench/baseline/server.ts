@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import { beforeRoute, createPet, getPet, listPets, openStore } from './work';
+import { beforeRoute, benchAccountOf, createPet, deliverOrder, getPet, listPets, openStore, placeOrder, SQL } from './work';
 
 const store = openStore(process.env.DATABASE_URL ?? '');
 const app = Fastify({ bodyLimit: 16_384, genReqId: () => randomUUID() });
@@ -23,6 +23,9 @@ app.get('/healthz', async () => ({ status: 'ok' }));
 app.get('/v1/pets', listPets(store));
 app.get('/v1/pets/:petId', getPet(store));
 app.post('/v1/pets', createPet(store));
+const accountOf = benchAccountOf(async () => (await store.rows(SQL.benchAccount)) as Array<{ id: number }>);
+app.post('/v1/store/orders', placeOrder(store, accountOf));
+app.post('/v1/store/orders/:orderId/deliver', deliverOrder(store, accountOf));
 
 app.listen({ port: Number(process.env.PORT ?? 3201), host: process.env.HOST ?? '127.0.0.1' }).catch((error: unknown) => {
   console.error(error);

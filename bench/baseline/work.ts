@@ -20,12 +20,24 @@ export interface Keyed {
 /** What a keyed insert did: stored a pet, or found the record a create with the same key left. */
 export type Once = { readonly id: number } | { readonly fingerprint: string; readonly body: string };
 
+/** An order as the store keeps it, times in epoch milliseconds. */
+export type OrderRow = { id: number; accountId: number; petId: number; status: string; placedAt: number; deliveredAt: number | null };
+
+/** What a placement met: the order placed, or why not. */
+export type Placed = { readonly id: number } | 'no_pet' | 'not_available' | 'too_many';
+
 export interface Store {
   page(status: string | undefined, afterId: number, limit: number): Promise<Row[]>;
   byId(id: number): Promise<Row | undefined>;
   insert(name: string, categoryId: number, status: string): Promise<number>;
   /** The insert and the key's record, the answer its retries get, in one transaction; or the record stored before. */
   insertOnce(name: string, categoryId: number, status: string, keyed: Keyed): Promise<Once>;
+  /** One read, for what a route needs of the store besides its own statements (the bench key's account). */
+  rows(sql: string, values?: unknown[]): Promise<unknown[]>;
+  /** The pet held, the account's place taken and the order inserted, in one transaction. */
+  placeOrder(accountId: number, petId: number, cap: number, now: number): Promise<Placed>;
+  /** The placed order delivered, its pet sold and the account's place given back, in one transaction; the order as it stands after, if it is the account's. */
+  deliverOrder(accountId: number, orderId: number, now: number): Promise<OrderRow | undefined>;
 }
 
 const COLUMNS = 'id, name, category_id AS categoryId, status';
@@ -37,7 +49,54 @@ export const SQL = {
   insert: 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)',
   record: 'INSERT INTO idempotency_records (api_key_id, idempotency_key, fingerprint, status_code, response_body, expires_at) VALUES (?, ?, ?, 201, ?, ?)',
   storedRecord: 'SELECT fingerprint, response_body AS body FROM idempotency_records WHERE api_key_id = ? AND idempotency_key = ?',
+  // The service's statements for an order (src/orders/infrastructure/typeorm-order.repository.ts).
+  holdPet: "UPDATE pets SET status = 'pending' WHERE id = ? AND status = 'available'",
+  petStatus: 'SELECT status FROM pets WHERE id = ?',
+  takePlace: 'UPDATE accounts SET placed_orders = placed_orders + 1 WHERE id = ? AND placed_orders < ?',
+  freePlace: 'UPDATE accounts SET placed_orders = placed_orders - 1 WHERE id = ? AND placed_orders > 0',
+  insertOrder: "INSERT INTO orders (account_id, pet_id, status, active_pet_id, placed_at, hold_until) VALUES (?, ?, 'placed', ?, ?, ?)",
+  ownOrder: 'SELECT id, account_id AS accountId, pet_id AS petId, status, placed_at AS placedAt, delivered_at AS deliveredAt FROM orders WHERE id = ? AND account_id = ?',
+  deliver: "UPDATE orders SET status = 'delivered', delivered_at = ? WHERE id = ? AND status = 'placed'",
+  sellPet: "UPDATE pets SET status = 'sold' WHERE id = ?",
+  benchAccount: 'SELECT MIN(id) AS id FROM accounts',
 };
+
+/** How long an order holds its pet: the service's default. */
+const HOLD_MS = 1_800_000;
+
+/**
+ * The order statements in the service's order, on a connection that runs one
+ * statement and answers its rows (a SELECT) or the rows it changed and the id
+ * it inserted (anything else); the caller wraps them in one transaction.
+ */
+interface Run {
+  rows<T>(sql: string, values: unknown[]): Promise<T[]>;
+  change(sql: string, values: unknown[]): Promise<{ changed: number; id: number }>;
+}
+
+async function placeWith(run: Run, accountId: number, petId: number, cap: number, now: number): Promise<Placed> {
+  if ((await run.change(SQL.holdPet, [petId])).changed === 0) return (await run.rows(SQL.petStatus, [petId])).length ? 'not_available' : 'no_pet';
+  if ((await run.change(SQL.takePlace, [accountId, cap])).changed === 0) return 'too_many';
+  return { id: (await run.change(SQL.insertOrder, [accountId, petId, petId, now, now + HOLD_MS])).id };
+}
+
+async function deliverWith(run: Run, accountId: number, orderId: number, now: number): Promise<OrderRow | undefined> {
+  const [order] = await run.rows<OrderRow>(SQL.ownOrder, [orderId, accountId]);
+  if (!order || order.status !== 'placed') return order;
+  if ((await run.change(SQL.deliver, [now, orderId])).changed === 0) return (await run.rows<OrderRow>(SQL.ownOrder, [orderId, accountId]))[0];
+  const [delivered] = await run.rows<OrderRow>(SQL.ownOrder, [orderId, accountId]);
+  await run.change(SQL.sellPet, [delivered.petId]);
+  await run.change(SQL.freePlace, [accountId]);
+  return delivered;
+}
+
+/** The place-and-deliver work on any store's `Run`, inside the transaction `inTransaction` gives. */
+export function orderWork(inTransaction: <T>(work: (run: Run) => Promise<T>) => Promise<T>): Pick<Store, 'placeOrder' | 'deliverOrder'> {
+  return {
+    placeOrder: (accountId, petId, cap, now) => inTransaction((run) => placeWith(run, accountId, petId, cap, now)),
+    deliverOrder: (accountId, orderId, now) => inTransaction((run) => deliverWith(run, accountId, orderId, now)),
+  };
+}
 
 /** The records' owner: the baseline knows one key, and keeps its records apart from the service's. */
 const BENCH_KEY_ID = 0;
@@ -83,11 +142,32 @@ export function openStore(url: string): Store {
       record.run(...recordOf(id, name, categoryId, status, keyed));
       return id;
     });
+    const sqliteRun: Run = {
+      rows: async <T>(sql: string, values: unknown[]) => db.prepare(sql).all(...values) as T[],
+      change: async (sql, values) => {
+        const result = db.prepare(sql).run(...values);
+        return { changed: result.changes, id: Number(result.lastInsertRowid) };
+      },
+    };
     return {
+      // One connection: the transaction runs alone, from BEGIN IMMEDIATE to COMMIT, after the check phase as every statement here.
+      ...orderWork(async (work) => {
+        await nextTurn();
+        db.prepare('BEGIN IMMEDIATE').run();
+        try {
+          const result = await work(sqliteRun);
+          db.prepare('COMMIT').run();
+          return result;
+        } catch (error) {
+          db.prepare('ROLLBACK').run();
+          throw error;
+        }
+      }),
       page: async (status, afterId, limit) => {
         await nextTurn();
         return (status ? pageByStatus.all(status, afterId, limit) : page.all(afterId, limit)) as Row[];
       },
+      rows: async (sql, values = []) => db.prepare(sql).all(...values),
       byId: async (id) => {
         await nextTurn();
         return byId.get(id) as Row | undefined;
@@ -129,8 +209,29 @@ export function openStore(url: string): Store {
       }),
     );
   return {
+    ...orderWork(async (work) => {
+      const connection = await transactions.getConnection();
+      try {
+        await connection.beginTransaction();
+        const result = await work({
+          rows: async <T>(sql: string, values: unknown[]) => (await connection.query(sql, values))[0] as T[],
+          change: async (sql, values) => {
+            const [header] = (await connection.query(sql, values)) as unknown as [{ affectedRows: number; insertId: number }];
+            return { changed: header.affectedRows, id: Number(header.insertId) };
+          },
+        });
+        await connection.commit();
+        return result;
+      } catch (error) {
+        await connection.rollback();
+        throw error;
+      } finally {
+        connection.release();
+      }
+    }),
     page: (status, afterId, limit) => query<Row[]>(status ? SQL.pageByStatus : SQL.page, status ? [status, afterId, limit] : [afterId, limit]),
     byId: async (id) => (await query<Row[]>(SQL.byId, [id]))[0],
+    rows: (sql, values = []) => query<unknown[]>(sql, values),
     insert: async (name, categoryId, status) => Number((await query<{ insertId: number }>(SQL.insert, [name, categoryId, status])).insertId),
     insertOnce: async (name, categoryId, status, keyed) => {
       const connection = await transactions.getConnection();
@@ -405,3 +506,44 @@ export const createPet = (store: Store) => {
     return typeof pet === 'string' ? fail(reply, invalid(pet)) : storeChecked(request, reply, pet);
   };
 };
+
+/** The bench key's account: the one the bench makes, read once. */
+let benchAccount: Promise<number> | undefined;
+const BENCH_OPEN_ORDERS = 5_000;
+
+const orderJson = (order: OrderRow) => ({
+  id: Number(order.id),
+  petId: Number(order.petId),
+  status: order.status,
+  placedAt: new Date(Number(order.placedAt)).toISOString(),
+  ...(order.deliveredAt == null ? {} : { deliveredAt: new Date(Number(order.deliveredAt)).toISOString() }),
+});
+
+/** POST /v1/store/orders: the body checked by hand, the order placed, 201 with its Location. */
+export const placeOrder = (store: Store, accountOf: () => Promise<number>) => async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+  const body = request.body as Record<string, unknown> | null;
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length !== 1 || !isId(body.petId)) return fail(reply, invalid('petId is invalid'));
+  const now = Date.now();
+  const placed = await store.placeOrder(await accountOf(), body.petId, BENCH_OPEN_ORDERS, now);
+  if (placed === 'no_pet') return fail(reply, new Refusal('not_found', `No pet with id ${body.petId}`, 404));
+  if (placed === 'not_available') return fail(reply, new Refusal('pet_not_available', 'The pet is not available', 409));
+  if (placed === 'too_many') return fail(reply, new Refusal('too_many_open_orders', 'Too many placed orders', 409));
+  reply.code(201).header('location', `${ORIGIN}/v1/store/orders/${placed.id}`);
+  return reply.send(orderJson({ id: placed.id, accountId: 0, petId: body.petId, status: 'placed', placedAt: now, deliveredAt: null }));
+};
+
+/** POST /v1/store/orders/:orderId/deliver: the account's order delivered, 200. */
+export const deliverOrder = (store: Store, accountOf: () => Promise<number>) => async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+  const { orderId } = request.params as { orderId: string };
+  const id = /^\d{1,16}$/.test(orderId) ? Number(orderId) : NaN;
+  if (!isId(id)) return fail(reply, invalid('orderId is invalid'));
+  const order = await store.deliverOrder(await accountOf(), id, Date.now());
+  if (!order) return fail(reply, new Refusal('not_found', `No order with id ${id}`, 404));
+  if (order.status !== 'delivered') return fail(reply, new Refusal('invalid_transition', 'The order is cancelled', 409));
+  return reply.send(orderJson(order));
+};
+
+/** The account the bench's key belongs to, read from the store once. */
+export function benchAccountOf(rows: () => Promise<Array<{ id: number | string }>>): () => Promise<number> {
+  return () => (benchAccount ??= rows().then(([row]) => Number(row.id)));
+}

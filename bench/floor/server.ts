@@ -46,6 +46,10 @@ import { DataSource } from 'typeorm';
 import {
   answerStored,
   beforeRoute,
+  benchAccountOf,
+  deliverOrder,
+  orderWork,
+  placeOrder,
   checkNewPet,
   createPet,
   findPage,
@@ -165,6 +169,28 @@ class PetsController {
   }
 }
 
+/** The baseline's order routes as they are: handlers that check by hand and send their own reply, whatever the parts. */
+@Controller('v1/store/orders')
+class OrdersController {
+  private readonly place: ReturnType<typeof placeOrder>;
+  private readonly deliver: ReturnType<typeof deliverOrder>;
+
+  constructor(@Inject(STORE) store: Store) {
+    const accountOf = benchAccountOf(async () => (await store.rows(SQL.benchAccount)) as Array<{ id: number }>);
+    [this.place, this.deliver] = [placeOrder(store, accountOf), deliverOrder(store, accountOf)];
+  }
+
+  @Post()
+  placeOrder(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.place(request, reply);
+  }
+
+  @Post(':orderId/deliver')
+  deliverOrder(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.deliver(request, reply);
+  }
+}
+
 /** The baseline's SQL sent through TypeORM's public `DataSource.query`, as a repository's raw query would be. */
 async function typeOrmStore(): Promise<Store> {
   const sqlite = databaseUrl.startsWith('sqlite:');
@@ -181,8 +207,21 @@ async function typeOrmStore(): Promise<Store> {
   // better-sqlite3 answers an INSERT with the row id itself, mysql2 with a result header.
   const insertedId = (result: unknown) => Number(sqlite ? result : (result as { insertId: number }).insertId);
   return {
+    ...orderWork((work) =>
+      dataSource.transaction(async (manager) => {
+        const runner = manager.queryRunner!;
+        return work({
+          rows: (sql, values) => runner.query(sql, values),
+          change: async (sql, values) => {
+            const { affected, raw } = await runner.query(sql, values, true);
+            return { changed: affected ?? 0, id: insertedId(raw) };
+          },
+        });
+      }),
+    ),
     page: (status, afterId, limit) => (status ? query(SQL.pageByStatus, [status, afterId, limit]) : query(SQL.page, [afterId, limit])),
     byId: async (id) => (await query<Row[]>(SQL.byId, [id]))[0],
+    rows: (sql, values = []) => query(sql, values),
     insert: async (name, categoryId, status) => insertedId(await query<unknown>(SQL.insert, [name, categoryId, status])),
     insertOnce: async (name, categoryId, status, keyed) => {
       try {
@@ -254,7 +293,7 @@ const storeProvider: Provider = parts.has('typeorm')
         }),
       ]
     : [],
-  controllers: [PetsController],
+  controllers: [PetsController, OrdersController],
   providers: [
     storeProvider,
     ...(throttled ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       banSeconds: 900,
       redisUrl: undefined,
       idempotencyTtlSeconds: 86400,
+      orderHoldSeconds: 1800,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       maxEventLoopDelayMs: 1_000,
@@ -20,6 +21,14 @@ describe('loadConfig', () => {
       databaseStatementTimeoutMs: 3000,
     });
     expect(config.rateLimitPlans).toEqual({});
+    expect(config.planOpenOrders).toEqual({});
+  });
+
+  it('reads ORDER_HOLD_SECONDS, and each plan\'s openOrders from RATE_LIMIT_PLANS apart from its windows', () => {
+    const config = loadConfig({ ORDER_HOLD_SECONDS: '60', RATE_LIMIT_PLANS: '{"free":{"perMinute":5,"openOrders":1},"pro":{"openOrders":7}}' });
+    expect(config.orderHoldSeconds).toBe(60);
+    expect(config.planOpenOrders).toEqual({ free: 1, pro: 7 });
+    expect(config.rateLimitPlans).toEqual({ free: { perMinute: 5 }, pro: {} });
   });
 
   it('reads RATE_LIMIT_PLANS as the numbers it gives, by plan name (the plan table is built in auth)', () => {
@@ -39,6 +48,9 @@ describe('loadConfig', () => {
     [{ REDIS_CLUSTER_NODES: 'redis://a:7000' }, /REDIS_CLUSTER_NODES: must be host:port/],
     [{ REDIS_CLUSTER_NODES: 'a:7000', REDIS_URL: 'redis://b:6379' }, /REDIS_CLUSTER_NODES: set either REDIS_URL .* not both/],
     [{ IDEMPOTENCY_TTL_SECONDS: '0' }, /IDEMPOTENCY_TTL_SECONDS: must be an integer of at least 1/],
+    [{ ORDER_HOLD_SECONDS: '0' }, /^Invalid configuration: ORDER_HOLD_SECONDS: must be an integer of at least 1$/],
+    [{ ORDER_HOLD_SECONDS: '30m' }, /ORDER_HOLD_SECONDS/],
+    [{ RATE_LIMIT_PLANS: '{"free":{"openOrders":0}}' }, /RATE_LIMIT_PLANS: plan "free" needs positive integers perMinute, perDay, concurrency and openOrders/],
     [{ HEADERS_TIMEOUT_MS: '0' }, /^Invalid configuration: HEADERS_TIMEOUT_MS: must be an integer of at least 1$/],
     [{ REQUEST_TIMEOUT_MS: '5000' }, /^Invalid configuration: REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS/],
     [{ HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '1000' }, /REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS/],

@@ -101,6 +101,7 @@ class EnvironmentVariables {
   CORS_ORIGINS: string[] = [];
   @Transform(toInt) @IsIntBetween(0) SHUTDOWN_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) IDEMPOTENCY_TTL_SECONDS = 86_400;
+  @Transform(toInt) @IsIntBetween(1) ORDER_HOLD_SECONDS = 1_800;
   @Transform(toInt) @IsIntBetween(1, 3_650) USAGE_RETENTION_DAYS = 90;
   @Transform(toInt) @IsIntBetween(1) HEADERS_TIMEOUT_MS = 10_000;
   @Transform(toInt) @IsIntBetween(1) REQUEST_TIMEOUT_MS = 30_000;
@@ -184,6 +185,9 @@ export type RateLimitPlanOverrides = Readonly<Record<string, PlanLimitsOverride>
 /** RATE_LIMIT_PLANS' `concurrency` by plan name: the requests an account of the plan may have in flight at once. */
 export type PlanConcurrencyOverrides = Readonly<Record<string, number>>;
 
+/** RATE_LIMIT_PLANS' `openOrders` by plan name: the placed orders an account of the plan may hold at once. */
+export type PlanOpenOrdersOverrides = Readonly<Record<string, number>>;
+
 /** The service's whole configuration, built once at start from the environment. */
 export interface AppConfig {
   readonly port: number;
@@ -211,6 +215,7 @@ export interface AppConfig {
   readonly ownBaseUrl: string;
   readonly rateLimitPlans: RateLimitPlanOverrides;
   readonly planConcurrency: PlanConcurrencyOverrides;
+  readonly planOpenOrders: PlanOpenOrdersOverrides;
   readonly banAfterRejections: number;
   readonly banSeconds: number;
   readonly logLevel: LogLevel;
@@ -226,6 +231,8 @@ export interface AppConfig {
   readonly shutdownTimeoutMs: number;
   /** How long the outcome of a create sent with an Idempotency-Key answers its retries. */
   readonly idempotencyTtlSeconds: number;
+  /** How long a placed order holds its pet before it is cancelled, unless delivered. */
+  readonly orderHoldSeconds: number;
   /** How many UTC days of usage per key are kept, today included. */
   readonly usageRetentionDays: number;
   /** A connection that has not sent a whole request head within this time is closed. */
@@ -300,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     corsOrigins: vars.CORS_ORIGINS,
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     idempotencyTtlSeconds: vars.IDEMPOTENCY_TTL_SECONDS,
+    orderHoldSeconds: vars.ORDER_HOLD_SECONDS,
     usageRetentionDays: vars.USAGE_RETENTION_DAYS,
     headersTimeoutMs: vars.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: vars.REQUEST_TIMEOUT_MS,
@@ -361,8 +369,8 @@ export function invalidConfiguration(variable: string, why: string): ConfigError
   return new ConfigError(`Invalid configuration: ${variable}: ${why}`);
 }
 
-function parsePlans(json: string | undefined): Pick<AppConfig, 'rateLimitPlans' | 'planConcurrency'> {
-  if (json === undefined) return { rateLimitPlans: {}, planConcurrency: {} };
+function parsePlans(json: string | undefined): Pick<AppConfig, 'rateLimitPlans' | 'planConcurrency' | 'planOpenOrders'> {
+  if (json === undefined) return { rateLimitPlans: {}, planConcurrency: {}, planOpenOrders: {} };
   const fail = (why: string): never => {
     throw invalidConfiguration('RATE_LIMIT_PLANS', why);
   };
@@ -377,18 +385,20 @@ function parsePlans(json: string | undefined): Pick<AppConfig, 'rateLimitPlans' 
   }
   const plans: Record<string, PlanLimitsOverride> = {};
   const concurrencies: Record<string, number> = {};
+  const openOrders: Record<string, number> = {};
   for (const [plan, limits] of Object.entries(parsed)) {
-    const { perMinute, perDay, concurrency } = (limits ?? {}) as Record<string, unknown>;
-    if (!isAbsentOrPositiveInt(perMinute) || !isAbsentOrPositiveInt(perDay) || !isAbsentOrPositiveInt(concurrency)) {
-      fail(`plan "${plan}" needs positive integers perMinute, perDay and concurrency`);
+    const { perMinute, perDay, concurrency, openOrders: open } = (limits ?? {}) as Record<string, unknown>;
+    if (![perMinute, perDay, concurrency, open].every(isAbsentOrPositiveInt)) {
+      fail(`plan "${plan}" needs positive integers perMinute, perDay, concurrency and openOrders`);
     }
     if (concurrency != null) concurrencies[plan] = concurrency as number;
+    if (open != null) openOrders[plan] = open as number;
     plans[plan] = {
       ...(perMinute == null ? {} : { perMinute: perMinute as number }),
       ...(perDay == null ? {} : { perDay: perDay as number }),
     };
   }
-  return { rateLimitPlans: plans, planConcurrency: concurrencies };
+  return { rateLimitPlans: plans, planConcurrency: concurrencies, planOpenOrders: openOrders };
 }
 
 function isAbsentOrPositiveInt(value: unknown): boolean {

@@ -20,3 +20,34 @@ export class SystemClock extends Clock {
     return () => clearTimeout(timer);
   }
 }
+
+/** A call repeated on a clock: `stop()` cancels the next one and waits for one under way. */
+export interface Repeating {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `work` every `intervalMs` of `clock`, the next run counted from the end
+ * of the last, so runs never overlap however long one takes.
+ */
+export function repeatEvery(clock: Clock, intervalMs: number, work: () => Promise<void>): Repeating {
+  let cancel: () => void = () => undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const scheduleNext = () => {
+    cancel = clock.schedule(() => {
+      running = work().finally(() => {
+        running = undefined;
+        if (!stopped) scheduleNext();
+      });
+    }, intervalMs);
+  };
+  scheduleNext();
+  return {
+    stop: async () => {
+      stopped = true;
+      cancel();
+      await running;
+    },
+  };
+}

@@ -45,6 +45,7 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
     })
     .addTag('pets', 'The catalogue of animals')
     .addTag('rate limits', "The caller's quota")
+    .addTag('store', "The account's orders of pets")
     .addTag('usage', "The caller's account's answers per day, key and outcome")
     .build();
   // No contact is published for this service; the builder's empty placeholder says nothing.

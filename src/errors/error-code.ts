@@ -38,6 +38,8 @@ export const VALIDATION_FAILED = defineErrorCode('validation_failed', 400, 'Requ
 export const BAD_REQUEST = defineErrorCode('bad_request', 400, 'The request is malformed');
 export const UNAUTHORIZED = defineErrorCode('unauthorized', 401, 'A valid API key is required: send Authorization: Bearer <key>');
 export const NOT_FOUND = defineErrorCode('not_found', 404, 'Resource not found');
+// A status machine's refusal, met by the pets' and the orders' own moves alike.
+export const INVALID_TRANSITION = defineErrorCode('invalid_transition', 409, 'The status cannot move this way');
 export const PRECONDITION_FAILED = defineErrorCode('precondition_failed', 412, 'The resource has changed since the version named in If-Match');
 export const PAYLOAD_TOO_LARGE = defineErrorCode('payload_too_large', 413, 'Request body is too large');
 export const URI_TOO_LONG = defineErrorCode('uri_too_long', 414, 'The request path is too long');

@@ -8,6 +8,8 @@ export type Pet = components['schemas']['Pet'];
 export type NewPet = components['schemas']['NewPet'];
 export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>;
 export type RateLimitStatus = components['schemas']['RateLimitStatus'];
+export type Order = components['schemas']['Order'];
+export type ListOrdersQuery = NonNullable<operations['listOrders']['parameters']['query']>;
 export type Usage = components['schemas']['Usage'];
 export type UsageQuery = NonNullable<operations['getUsage']['parameters']['query']>;
 export type PetPatch = components['schemas']['PetPatch'];
@@ -17,6 +19,12 @@ export interface PetPage {
   readonly pets: Pet[];
   /** The query of the next page (from `Link: rel="next"`); absent on the last page. */
   readonly next?: ListPetsQuery;
+}
+
+export interface OrderPage {
+  readonly orders: Order[];
+  /** The query of the next page (from `Link: rel="next"`); absent on the last page. */
+  readonly next?: ListOrdersQuery;
 }
 
 export interface AnimalStoreClientOptions {
@@ -116,6 +124,43 @@ export class AnimalStoreClient {
     });
   }
 
+  /** Orders a pet once, however many times the call has to be retried: it becomes `pending`, held by the order. */
+  async placeOrder(petId: number, options: CreatePetOptions = {}): Promise<Order> {
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    const { data } = await this.send(() => this.api.POST('/store/orders', { body: { petId }, headers: { 'Idempotency-Key': idempotencyKey } }));
+    return data;
+  }
+
+  /** One page of the account's orders, ordered by id, asked with the ETag of the same page seen before. */
+  async listOrders(query: ListOrdersQuery = {}): Promise<OrderPage> {
+    const key = `orders?${query.limit ?? ''}&${query.status ?? ''}&${query.cursor ?? ''}`;
+    return this.sendConditional(key, async (header) => {
+      const { data, response } = await this.send(() => this.api.GET('/store/orders', { params: { query, header } }));
+      const next = nextPageQuery(response.headers.get('Link')) as ListOrdersQuery | undefined;
+      return { page: next ? { orders: data, next } : { orders: data }, response };
+    });
+  }
+
+  /** One of the account's orders by id. */
+  async getOrder(orderId: number): Promise<Order> {
+    return this.sendConditional(`orders/${orderId}`, async (header) => {
+      const { data, response } = await this.send(() => this.api.GET('/store/orders/{orderId}', { params: { path: { orderId }, header } }));
+      return { page: data, response };
+    });
+  }
+
+  /** Delivers the order (its pet sold); safe to retry, as a delivered order answers the same. */
+  async deliverOrder(orderId: number): Promise<Order> {
+    const { data } = await this.send(() => this.api.POST('/store/orders/{orderId}/deliver', { params: { path: { orderId } } }));
+    return data;
+  }
+
+  /** Cancels the order (its pet available again); safe to retry, as a cancelled order answers the same. */
+  async cancelOrder(orderId: number): Promise<Order> {
+    const { data } = await this.send(() => this.api.POST('/store/orders/{orderId}/cancel', { params: { path: { orderId } } }));
+    return data;
+  }
+
   /**
    * Changes a pet by JSON merge patch: the fields given, at least one. A
    * status moves as the service allows (409 `invalid_transition`, or
@@ -213,7 +258,7 @@ function isErrorBody(body: unknown): body is ErrorBody {
   return typeof body === 'object' && body !== null && typeof (body as ErrorBody).code === 'string' && typeof (body as ErrorBody).status === 'number';
 }
 
-/** The query of a `Link: <…>; rel="next"` target, or undefined when there is none. */
+/** The query of a `Link: <…>; rel="next"` target (of pets or of orders), or undefined when there is none. */
 export function nextPageQuery(link: string | null): ListPetsQuery | undefined {
   const target = /<([^>]+)>\s*;\s*rel="next"/.exec(link ?? '')?.[1];
   if (target === undefined) return undefined;

@@ -1,5 +1,5 @@
 export { AnimalStoreClient, nextPageQuery } from './client';
-export type { AnimalStoreClientOptions, ChangeOptions, CreatePetOptions, Inventory, ListPetsQuery, NewPet, Pet, PetPage, PetPatch, RateLimitStatus, Usage, UsageQuery } from './client';
+export type { AnimalStoreClientOptions, ChangeOptions, CreatePetOptions, Inventory, ListOrdersQuery, ListPetsQuery, NewPet, Order, OrderPage, Pet, PetPage, PetPatch, RateLimitStatus, Usage, UsageQuery } from './client';
 export { AnimalStoreError, AnimalStoreNetworkError, ApiKeyBannedError } from './errors';
 export type { ErrorBody, ErrorCode } from './errors';
 export { DEFAULT_RETRY, fullJitterDelay } from './retry';

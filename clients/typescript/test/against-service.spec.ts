@@ -145,6 +145,30 @@ describe('the TypeScript client against the running service', () => {
     const error = (await failure.catch((caught: unknown) => caught)) as AnimalStoreError;
     expect(error.headers.get('X-RateLimit-Limit')).toBe('1000000');
   });
+  it('places, lists, gets, delivers and cancels orders, and places one order per Idempotency-Key however often it is retried', async () => {
+    const proxy = await startLossyProxy(origin);
+    try {
+      const lossy = new AnimalStoreClient({ baseUrl: `${proxy.url}/v1`, apiKey: testApp.apiKey, environment: noWait });
+      const client = new AnimalStoreClient({ baseUrl: `${origin}/v1`, apiKey: testApp.apiKey, environment: noWait });
+      const [rex, tom] = [await client.createPet({ name: 'Rex', categoryId: 3 }), await client.createPet({ name: 'Tom', categoryId: 3 })];
+      // The first answer is lost on the way: the retry with the same key gets the same order.
+      const first = await lossy.placeOrder(rex.id);
+      expect(proxy.posts).toHaveLength(2);
+      expect(new Set(proxy.posts).size).toBe(1);
+      expect(first).toEqual({ id: expect.any(Number), petId: rex.id, status: 'placed', placedAt: expect.any(String) });
+      const second = await client.placeOrder(tom.id);
+      await expect(client.getOrder(first.id)).resolves.toEqual(first);
+      const { orders, next } = await client.listOrders({ limit: 1 });
+      expect(orders).toHaveLength(1);
+      expect((await client.listOrders(next)).orders.map(({ id }) => id)).toContain(first.id === orders[0].id ? second.id : first.id);
+      await expect(client.deliverOrder(first.id)).resolves.toMatchObject({ status: 'delivered', deliveredAt: expect.any(String) });
+      await expect(client.cancelOrder(second.id)).resolves.toMatchObject({ status: 'cancelled', cancelledAt: expect.any(String) });
+      await expect(client.cancelOrder(first.id)).rejects.toMatchObject({ status: 409, code: 'invalid_transition' });
+      await expect(client.getPet(rex.id)).resolves.toMatchObject({ status: 'sold' });
+    } finally {
+      await proxy.close();
+    }
+  });
 
   it('changes a pet by merge patch, with If-Match when given, removes it, and counts pets by status', async () => {
     const client = new AnimalStoreClient({ baseUrl: `${origin}/v1`, apiKey: testApp.apiKey, environment: noWait });

@@ -59,7 +59,7 @@ export async function runBackupCli(
   const dataSource = await new DataSource(createDataSourceOptions(url)).initialize();
   try {
     if (backup) {
-      await restoreStore(dataSource, file, backup, out);
+      await restoreStore(dataSource, file, backup, out, rules);
       const { header, trailer } = backup;
       out.line(`Restored ${file} (${header.store}, taken ${header.startedAt}) into ${describeStore(url)}: ${describeRows(trailer.rows)}`);
     } else {

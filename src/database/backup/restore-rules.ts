@@ -18,7 +18,16 @@ export interface TableRestoreRules {
   readonly numbered?: string;
   /** The first rule the row breaks, worded as the API or the command words it; undefined when it keeps them all. */
   checkRow(row: BackupRow): Promise<string | undefined>;
+  /**
+   * The first rule the table's rows break together, or with other tables'
+   * (one order per pet, a count that must match): asked of the restored store
+   * once every row is in, before anything is committed.
+   */
+  checkRestored?(query: RestoredRows): Promise<string | undefined>;
 }
+
+/** Runs a read-only statement on the store being restored, inside its restore's transaction. */
+export type RestoredRows = (sql: string) => Promise<BackupRow[]>;
 
 /** How many new ids a restored counter must leave below 2^53 - 1: far more than a store of this service creates. */
 export const ID_HEADROOM = 2 ** 32;

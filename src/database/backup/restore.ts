@@ -2,6 +2,7 @@ import { type DataSource, QueryFailedError, type QueryRunner } from 'typeorm';
 import { NOTE_EVERY_ROWS, type Progress } from './back-up';
 import { BackupRefusedError, type CheckedBackup, describeRows, rowsOf, toStoreValue } from './backup-file';
 import { runMigrations } from '../run-migrations';
+import type { BackupRow, TableRestoreRules } from './restore-rules';
 import { deferredColumns, dialectOf, lastMigration, latestMigrationOf, readStoreTables, type StoreTable } from './store-schema';
 
 /** Parameters per INSERT: far below either store's limit, and a few hundred rows a statement. */
@@ -19,9 +20,16 @@ interface LaterUpdate {
  * migrated first, and its last migration must be the backup's. Every row goes
  * in inside one transaction, so a row the store refuses leaves it empty; then
  * each auto-increment counter is moved on to where it stood, past every
- * restored id.
+ * restored id. The rules that span rows are asked of the restored rows before
+ * the commit, so a backup that breaks one leaves the store empty too.
  */
-export async function restoreStore(dataSource: DataSource, path: string, backup: CheckedBackup, progress: Progress): Promise<void> {
+export async function restoreStore(
+  dataSource: DataSource,
+  path: string,
+  backup: CheckedBackup,
+  progress: Progress,
+  rules: readonly TableRestoreRules[],
+): Promise<void> {
   const { header, trailer } = backup;
   const dialect = dialectOf(dataSource);
   const runner = dataSource.createQueryRunner();
@@ -62,6 +70,10 @@ export async function restoreStore(dataSource: DataSource, path: string, backup:
         );
       }
       table = undefined;
+      for (const { checkRestored } of rules) {
+        const problem = await checkRestored?.(async (sql) => (await runner.query(sql)) as BackupRow[]);
+        if (problem) throw new BackupRefusedError(`${problem}; nothing was restored`);
+      }
       if (dialect.setsNextIdsInTransaction) for (const [name, next] of Object.entries(nextIds)) await dialect.setNextId(runner, name, next);
       await runner.commitTransaction();
     } catch (error) {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { Clock } from '../../config/clock';
+import { Clock, Repeating, repeatEvery } from '../../config/clock';
 import { IdempotencyRecordStore } from '../domain/idempotency-record.store';
 
 /** Expired records are removed in batches this small, once per interval and instance. */
@@ -14,9 +14,7 @@ export const SWEEP_INTERVAL_MS = 60_000;
 @Injectable()
 export class IdempotencySweeper implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Idempotency');
-  private cancel?: () => void;
-  private sweeping?: Promise<void>;
-  private stopped = false;
+  private sweeps?: Repeating;
 
   constructor(
     private readonly records: IdempotencyRecordStore,
@@ -24,23 +22,12 @@ export class IdempotencySweeper implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.scheduleNext();
+    this.sweeps = repeatEvery(this.clock, SWEEP_INTERVAL_MS, () => this.sweep());
   }
 
   /** Waits for a sweep under way, so the pool it uses closes after it. */
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    this.cancel?.();
-    await this.sweeping;
-  }
-
-  private scheduleNext(): void {
-    this.cancel = this.clock.schedule(() => {
-      this.sweeping = this.sweep().finally(() => {
-        this.sweeping = undefined;
-        if (!this.stopped) this.scheduleNext();
-      });
-    }, SWEEP_INTERVAL_MS);
+    await this.sweeps?.stop();
   }
 
   private async sweep(): Promise<void> {

@@ -1,5 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { FakeClock } from '../../../test/support/fake-clock';
+import { UnitOfWork } from '../../database/unit-of-work';
 import { isSamePet, Pet } from '../domain/pet';
 import { InvalidTransitionError, PetNotFoundError, PetPreconditionFailedError, PetReservedError } from '../domain/pet.errors';
 import { PetHolds } from '../domain/pet-holds';
@@ -75,6 +76,8 @@ describe('PetsService', () => {
   /** Which pets a placed order holds, as the orders module would answer. */
   const held = new Set<number>();
   const holds: PetHolds = { isHeld: async (petId) => held.has(petId) };
+  /** Units run as they come; the store's own rollback is the integration specs' to show. */
+  const unitOfWork: UnitOfWork = { run: (work) => work() };
 
   beforeEach(async () => {
     metrics.countPetCreated.mockReset();
@@ -87,6 +90,7 @@ describe('PetsService', () => {
         { provide: PetMetrics, useValue: metrics },
         { provide: RecentWriters, useValue: writers() },
         { provide: PetHolds, useValue: holds },
+        { provide: UnitOfWork, useValue: unitOfWork },
       ],
     }).compile();
     service = moduleRef.get(PetsService);
@@ -116,6 +120,7 @@ describe('PetsService', () => {
       metrics as unknown as PetMetrics,
       writers(),
       holds,
+      unitOfWork,
     );
     await expect(failing.create({ name: 'Rex', categoryId: 1 })).rejects.toThrow('store down');
     expect(metrics.countPetCreated).toHaveBeenCalledTimes(1);
@@ -235,6 +240,15 @@ describe('PetsService', () => {
       await expect(service.update(pet.id, { status: 'available' })).rejects.toThrow(PetReservedError);
       await expect(service.update(pet.id, { status: 'sold', name: 'Max' })).rejects.toMatchObject({ code: 'pet_reserved' });
       await expect(service.update(pet.id, { name: 'Max', categoryId: 2, status: 'pending' })).resolves.toEqual({ ...pet, name: 'Max', categoryId: 2 });
+    });
+
+    it('asks again, after its write, whether an order placed meanwhile holds the pet, and then refuses the write', async () => {
+      const pet = await create({ name: 'Rex', categoryId: 1, status: 'pending' });
+      // The first question finds no order; the order is placed before the write lands.
+      const isHeld = jest.spyOn(holds, 'isHeld').mockResolvedValueOnce(false).mockResolvedValueOnce(true);
+      await expect(service.update(pet.id, { status: 'sold' })).rejects.toThrow(PetReservedError);
+      expect(isHeld).toHaveBeenCalledTimes(2);
+      isHeld.mockRestore();
     });
 
     it('refuses to remove a pet a placed order holds, and removes it once the hold is gone', async () => {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { UnitOfWork } from '../../database/unit-of-work';
 import { changePet, isSamePet, NewPet, Pet, PetChanges, preparePet } from '../domain/pet';
 import { PetBusyError, PetNotFoundError, PetPreconditionFailedError, PetReservedError } from '../domain/pet.errors';
 import { PetHolds } from '../domain/pet-holds';
@@ -35,6 +36,7 @@ export class PetsService {
     private readonly metrics: PetMetrics,
     private readonly writers: RecentWriters,
     private readonly holds: PetHolds,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   async create(input: NewPet, writer?: CallerId): Promise<Pet> {
@@ -67,18 +69,15 @@ export class PetsService {
   async update(id: number, changes: PetChanges, options: ChangeOptions = {}): Promise<Pet> {
     return this.change(id, options, async (current) => {
       const next = changePet(current, changes);
-      if (next.status !== current.status && (await this.holds.isHeld(id))) throw new PetReservedError(id);
       if (isSamePet(next, current)) return { done: true, pet: current };
-      return { done: await this.pets.replace(current, next), pet: next };
+      const write = () => this.pets.replace(current, next);
+      return { done: next.status === current.status ? await write() : await this.writeUnlessHeld(id, write), pet: next };
     });
   }
 
   /** Deletes a pet no placed order holds, judged and written as `update` is. */
   async remove(id: number, options: ChangeOptions = {}): Promise<void> {
-    await this.change(id, options, async (current) => {
-      if (await this.holds.isHeld(id)) throw new PetReservedError(id);
-      return { done: await this.pets.remove(current), pet: current };
-    });
+    await this.change(id, options, async (current) => ({ done: await this.writeUnlessHeld(id, () => this.pets.remove(current)), pet: current }));
   }
 
   async inventory(reader?: CallerId): Promise<Record<PetStatus, number>> {
@@ -99,6 +98,22 @@ export class PetsService {
       if (precondition) throw new PetPreconditionFailedError(id);
     }
     throw new PetBusyError(id);
+  }
+
+  /**
+   * Refuses the write while a placed order holds the pet: asked before it, so
+   * a held pet is not written, and again after it in the same unit, as the
+   * write takes the pet's row that a placement takes first: an order placed
+   * between the two questions (after the pet went back to the status read) is
+   * seen there, and its pet left as the order set it.
+   */
+  private async writeUnlessHeld(id: number, write: () => Promise<boolean>): Promise<boolean> {
+    if (await this.holds.isHeld(id)) throw new PetReservedError(id);
+    return this.unitOfWork.run(async () => {
+      const done = await write();
+      if (done && (await this.holds.isHeld(id))) throw new PetReservedError(id);
+      return done;
+    });
   }
 
   private freshnessFor(reader: CallerId | undefined): ReadFreshness {

@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
+import type { AppConfig } from '../../config/app-config';
 import type { Clock } from '../../config/clock';
+import { replicaStalenessBoundMs } from '../../database/replica-monitor';
 
 /** Whoever creates pets and reads them back: today an API key's id. */
 export type CallerId = number;
@@ -27,4 +29,9 @@ export class RecentWriters {
   wroteRecently(reader: CallerId | undefined): boolean {
     return reader !== undefined && this.writers?.has(reader) === true;
   }
+}
+
+/** The writers to remember on this configuration: for as long as a replica in service may lack their writes, or none without replicas. */
+export function recentWritersFor(config: AppConfig, clock: Clock): RecentWriters {
+  return new RecentWriters(config.databaseReplicaUrls.length ? replicaStalenessBoundMs(config.databaseReplicaMaxLagSeconds) : 0, clock);
 }

@@ -1,8 +1,7 @@
 import { DomainError, RetryLaterError } from '../../errors/domain-error';
-import { defineErrorCode, NOT_FOUND, PRECONDITION_FAILED, SERVICE_UNAVAILABLE } from '../../errors/error-code';
+import { defineErrorCode, INVALID_TRANSITION, NOT_FOUND, PRECONDITION_FAILED, SERVICE_UNAVAILABLE } from '../../errors/error-code';
 import type { PetStatus } from './pet-status';
 
-export const INVALID_TRANSITION = defineErrorCode('invalid_transition', 409, 'The status cannot move this way');
 export const PET_RESERVED = defineErrorCode('pet_reserved', 409, 'A placed order holds this pet');
 
 export class PetNotFoundError extends DomainError {

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiConsumes, ApiNoContentResponse, ApiOperation, ApiPara
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
 import { InvalidInputError } from '../../errors/domain-error';
-import { NOT_FOUND } from '../../errors/error-code';
+import { INVALID_TRANSITION, NOT_FOUND } from '../../errors/error-code';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
 import type { KeyCaller } from '../../http/caller';
@@ -17,7 +17,7 @@ import { ParseIdPipe } from '../../http/validation';
 import { Idempotent } from '../../idempotency/http/idempotent.decorator';
 import { PetsService } from '../application/pets.service';
 import { Pet } from '../domain/pet';
-import { INVALID_TRANSITION, PET_RESERVED } from '../domain/pet.errors';
+import { PET_RESERVED } from '../domain/pet.errors';
 import { CreatePetDto } from './dto/create-pet.dto';
 import { changesOf, PatchPetDto } from './dto/patch-pet.dto';
 import { ListPetsQueryDto } from './dto/list-pets.query.dto';

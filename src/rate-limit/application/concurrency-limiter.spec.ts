@@ -35,7 +35,7 @@ describe('ConcurrencyLimiter', () => {
   it('refuses a cap in RATE_LIMIT_PLANS that is no positive integer, naming the variable', () => {
     for (const concurrency of ['0', '1.5', '"3"']) {
       expect(() => setUp({ RATE_LIMIT_PLANS: `{"free":{"concurrency":${concurrency}}}` })).toThrow(
-        /^Invalid configuration: RATE_LIMIT_PLANS: plan "free" needs positive integers perMinute, perDay and concurrency$/,
+        /^Invalid configuration: RATE_LIMIT_PLANS: plan "free" needs positive integers perMinute, perDay, concurrency and openOrders$/,
       );
     }
   });
