@@ -75,9 +75,10 @@ describeOnStore('who calls, in the logs and metrics', () => {
   it('logs a ban once, on the refusal that imposed it, with its end; every refusal names its code', async () => {
     const { id, accountId, client } = await newKey();
     for (let i = 0; i < 3; i++) expect((await client.get('/v1/pets')).status).toBe(200);
-    const refusals = [];
-    // Past the first second of the episode, so that the refusals count toward a ban whatever the burst rule.
+    // The episode's first refusal, then past its first second, so that the refusals count toward a ban (the burst rule).
+    expectErrorBody(await client.get('/v1/pets'), 429, 'rate_limited');
     clock.advance(1_500);
+    const refusals = [];
     for (let i = 0; i < 8; i++) refusals.push(await client.get('/v1/pets', { 'X-Request-Id': `flood-${i}` }));
     const codes = refusals.map((response) => (response.body as { code: string }).code);
     expect(codes).toContain('api_key_banned');
