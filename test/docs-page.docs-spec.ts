@@ -63,7 +63,16 @@ if (!hasChromium) {
       'operations-pets-listPets',
       'operations-pets-createPet',
       'operations-pets-getPet',
+      'operations-pets-updatePet',
+      'operations-pets-deletePet',
+      'operations-pets-getInventory',
       'operations-rate_limits-getRateLimit',
+      'operations-store-listOrders',
+      'operations-store-placeOrder',
+      'operations-store-getOrder',
+      'operations-store-deliverOrder',
+      'operations-store-cancelOrder',
+      'operations-usage-getUsage',
     ]);
     expect(await page.locator('.opblock-deprecated').evaluateAll((blocks) => blocks.map((block) => block.id))).toEqual([
       'operations-pets-getPet',
