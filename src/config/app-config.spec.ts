@@ -24,6 +24,16 @@ describe('loadConfig', () => {
     expect(config.planOpenOrders).toEqual({});
   });
 
+  it('points links at this very process when no base URL is set, and at the configured one when it is', () => {
+    expect(loadConfig({ PORT: '3999' })).toMatchObject({ ownBaseUrl: 'http://localhost:3999/v1', publicBaseUrl: 'http://localhost:3999/v1' });
+    expect(loadConfig({})).toMatchObject({ ownBaseUrl: 'http://localhost:3000/v1', stagingBaseUrl: 'http://localhost:3000/v1' });
+    expect(loadConfig({ PORT: '3999', PUBLIC_BASE_URL: 'https://api.example.com/v1' })).toMatchObject({ ownBaseUrl: 'https://api.example.com/v1' });
+    expect(loadConfig({ APP_ENV: 'staging', STAGING_BASE_URL: 'https://staging.example.com/v1' })).toMatchObject({
+      ownBaseUrl: 'https://staging.example.com/v1',
+      publicBaseUrl: 'http://localhost:3000/v1',
+    });
+  });
+
   it('reads ORDER_HOLD_SECONDS, and each plan\'s openOrders from RATE_LIMIT_PLANS apart from its windows', () => {
     const config = loadConfig({ ORDER_HOLD_SECONDS: '60', RATE_LIMIT_PLANS: '{"free":{"perMinute":5,"openOrders":1},"pro":{"openOrders":7}}' });
     expect(config.orderHoldSeconds).toBe(60);

@@ -272,6 +272,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (vars.REDIS_URL && vars.REDIS_CLUSTER_NODES) {
     throw invalidConfiguration('REDIS_CLUSTER_NODES', 'set either REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
   }
+  // Unset (development and test only), links point at this very process, whatever its PORT.
+  const localBaseUrl = `http://localhost:${vars.PORT}/v1`;
+  const baseUrlOf = (name: 'PUBLIC_BASE_URL' | 'STAGING_BASE_URL') => (present[name] === undefined ? localBaseUrl : vars[name]);
   const ownBaseVariable = vars.APP_ENV === 'staging' ? 'STAGING_BASE_URL' : 'PUBLIC_BASE_URL';
   if ((vars.APP_ENV === 'staging' || vars.APP_ENV === 'production') && present[ownBaseVariable] === undefined) {
     throw invalidConfiguration(ownBaseVariable, `${vars.APP_ENV} writes its links with it; set the address clients use, e.g. https://api.example.com/v1`);
@@ -292,9 +295,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisClusterNodes: vars.REDIS_CLUSTER_NODES?.map(toRedisNode),
     redisKeyPrefix: vars.REDIS_KEY_PREFIX,
     appEnv: vars.APP_ENV,
-    publicBaseUrl: vars.PUBLIC_BASE_URL,
-    stagingBaseUrl: vars.STAGING_BASE_URL,
-    ownBaseUrl: vars[ownBaseVariable],
+    publicBaseUrl: baseUrlOf('PUBLIC_BASE_URL'),
+    stagingBaseUrl: baseUrlOf('STAGING_BASE_URL'),
+    ownBaseUrl: baseUrlOf(ownBaseVariable),
     ...parsePlans(vars.RATE_LIMIT_PLANS),
     banAfterRejections: vars.BAN_AFTER_REJECTIONS,
     banSeconds: vars.BAN_SECONDS,
