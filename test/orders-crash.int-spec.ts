@@ -4,10 +4,15 @@ import { ServiceProcess, startServiceProcess } from './support/service-process';
 import { createTestApp } from './support/test-app';
 import { createTestDatabase, TestDatabase, TestStore } from './support/test-database';
 
-/** How long after the stream starts each kill comes: a different moment of an order's life each time. */
-const KILL_AFTER_MS = [200, 550, 900];
+/**
+ * How many answers each instance gives before it is killed, with every worker's
+ * next request in flight: counted rather than timed, so a faster machine does
+ * not run out of pets.
+ */
+const KILL_AFTER_ANSWERS = [120, 260, 400];
 const IN_FLIGHT = 16;
-const PETS = 1_500;
+// Every kill's count, and each worker's requests sent while the signal lands.
+const PETS = KILL_AFTER_ANSWERS.reduce((sum, count) => sum + count, 0) + 40 * IN_FLIGHT;
 
 const stores: TestStore[] = process.env.MYSQL_AVAILABLE === '1' ? ['mysql', 'sqlite'] : ['sqlite'];
 
@@ -59,14 +64,18 @@ describe.each(stores)('orders through instances killed mid-stream [%s]', (store)
     return { status: response.status, body: (await response.json()) as { id?: number; status?: string } };
   };
 
-  it(`keeps every order with its pet, and every acknowledged answer, through ${KILL_AFTER_MS.length} kills`, async () => {
+  it(`keeps every order with its pet, and every acknowledged answer, through ${KILL_AFTER_ANSWERS.length} kills`, async () => {
     const acknowledged: Acknowledged[] = [];
     const pets = [...petIds];
-    for (const killAfterMs of KILL_AFTER_MS) {
+    for (const killAfter of KILL_AFTER_ANSWERS) {
       const victim = await startServiceProcess({ DATABASE_URL: database.url }, 60_000);
       running.push(victim);
       let alive = true;
-      const killer = setTimeout(() => victim.child.kill('SIGKILL'), killAfterMs);
+      let answers = 0;
+      const answered = () => {
+        answers += 1;
+        if (answers === killAfter) victim.child.kill('SIGKILL');
+      };
       // Each worker orders the next pet, and delivers every other order it placed, until the instance is gone.
       const worker = async () => {
         while (alive) {
@@ -75,6 +84,7 @@ describe.each(stores)('orders through instances killed mid-stream [%s]', (store)
           const placed = await call(victim, '/v1/store/orders', { petId }).catch(() => undefined);
           if (placed === undefined) break;
           if (placed.status !== 201) throw new Error(`order of pet ${petId}: ${placed.status} ${JSON.stringify(placed.body)}`);
+          answered();
           const order: Acknowledged = { orderId: placed.body.id!, petId, delivered: false };
           acknowledged.push(order);
           if (petId % 2 === 0) continue;
@@ -82,14 +92,11 @@ describe.each(stores)('orders through instances killed mid-stream [%s]', (store)
           if (delivered === undefined) break;
           if (delivered.status !== 200) throw new Error(`delivery of order ${order.orderId}: ${delivered.status} ${JSON.stringify(delivered.body)}`);
           order.delivered = true;
+          answered();
         }
         alive = false;
       };
-      try {
-        await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-      } finally {
-        clearTimeout(killer);
-      }
+      await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
       await victim.stop();
       expect(victim.child.signalCode).toBe('SIGKILL');
     }
@@ -109,7 +116,7 @@ describe.each(stores)('orders through instances killed mid-stream [%s]', (store)
         // Committed, but the instance died before its answer was read.
         storedUnacknowledged: orders.length - acknowledged.length,
       };
-      console.log(`[${store}] after ${KILL_AFTER_MS.length} SIGKILLs: ${JSON.stringify(figures)}`);
+      console.log(`[${store}] after ${KILL_AFTER_ANSWERS.length} SIGKILLs: ${JSON.stringify(figures)}`);
       expect(figures.acknowledgedPlaced).toBeGreaterThan(0);
 
       const lost = acknowledged.filter(({ orderId, petId, delivered }) => {
