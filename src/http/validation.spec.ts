@@ -1,5 +1,5 @@
 import { ArgumentMetadata } from '@nestjs/common';
-import { InvalidInputError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain/domain-error';
 import { CodePointLength, IsId, MAX_BODY_DEPTH, parseDecimal, ParseIdPipe, StrictValidationPipe } from './validation';
 
 /** The rules this file adds to class-validator, on a body as a new route would declare one. */

@@ -1,6 +1,6 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { buildMessage, getMetadataStorage, ValidateBy, ValidationOptions } from 'class-validator';
-import { InvalidInputError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain/domain-error';
 import { RefusedBody } from './json-body';
 
 /** 2^53 - 1: the largest integer every JSON client reads exactly. */
