@@ -22,6 +22,13 @@ describe('the global validation pipe', () => {
     expect(value).toEqual({ label: '🐕🐕🐕', ownerId: 9007199254740991 });
   });
 
+  it('hands a single path or query value on as sent, for its own pipe to parse strictly', async () => {
+    for (const sent of ['1e0', '0x1', ' 1', '+1']) {
+      await expect(pipe.transform(sent, { type: 'param', data: 'petId', metatype: Number })).resolves.toBe(sent);
+      await expect(pipe.transform(sent, { type: 'query', data: 'limit', metatype: Number })).resolves.toBe(sent);
+    }
+  });
+
   it('refuses, naming the field: a string over its length in code points, an id that is no safe positive integer', async () => {
     await expect(pipe.transform({ label: '🐕🐕🐕🐕', ownerId: 1 }, asBody(LabelDto))).rejects.toThrow(
       new InvalidInputError('label must have 1 to 3 characters'),
