@@ -11,8 +11,8 @@ import {
   refuseUnmetExpectation,
   routeExpectations,
   trackResponsesDue,
-} from './errors/client-error.handler';
-import { MAX_PARAM_LENGTH } from './errors/request-errors';
+} from './errors/http/client-error.handler';
+import { MAX_PARAM_LENGTH } from './errors/http/request-errors';
 import { registerJsonBodyParser } from './http/json-body';
 import { configureOperations } from './ops/ops.setup';
 import { requestIdFor } from './ops/request-id';

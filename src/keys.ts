@@ -11,7 +11,7 @@ import { UsageReports } from './usage/application/usage-reports';
 import { TypeOrmUsageStore } from './usage/infrastructure/typeorm-usage.store';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { DomainError } from './errors/domain-error';
+import { DomainError } from './errors/domain/domain-error';
 import { HttpModule } from './http/http.module';
 import { KeyLookupGate } from './http/key-lookup-gate';
 import { ApiKeysService } from './auth/application/api-keys.service';

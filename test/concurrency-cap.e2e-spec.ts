@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import { Controller, Get } from '@nestjs/common';
-import { RouteNotFoundError } from '../src/errors/request-errors';
+import { RouteNotFoundError } from '../src/errors/http/request-errors';
 import { Clock } from '../src/config/clock';
 import { Public } from '../src/http/public.decorator';
 import { ApiClient, ApiResponse, expectErrorBody } from './support/api-client';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
-import { errorCodeDefinition } from '../src/errors/error-code';
+import { ERROR_STATUSES, isErrorCode } from '../src/errors/http/error-statuses';
 import { ApiResponse, collectPages } from './support/api-client';
 import { describeOnStore } from './support/describe-store';
 import { sendRaw } from './support/raw-http';
@@ -175,7 +175,8 @@ function brokenInvariant(response: ApiResponse, caller: Caller['kind']): string 
   const body = response.body as Record<string, unknown> | undefined;
   const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : '';
   if (keys !== 'code,message,status') return `a ${status} whose body is not the Error body: ${response.text.slice(0, 200)}`;
-  if (body!.status !== status || errorCodeDefinition(String(body!.code))?.status !== status || typeof body!.message !== 'string') {
+  const code = String(body!.code);
+  if (body!.status !== status || !isErrorCode(code) || ERROR_STATUSES[code].status !== status || typeof body!.message !== 'string') {
     return `a ${status} whose Error body does not match it: ${response.text.slice(0, 200)}`;
   }
   return undefined;

@@ -4,9 +4,9 @@ import { IsString, Length } from 'class-validator';
 import { Column, DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { defineScope } from '../src/auth/domain/scope';
 import { RequireScope } from '../src/auth/http/require-scope.decorator';
-import { DomainError } from '../src/errors/domain-error';
-import { defineErrorCode } from '../src/errors/error-code';
-import type { KeyCaller } from '../src/http/caller';
+import { DomainError } from '../src/errors/domain/domain-error';
+import { NOT_FOUND } from '../src/errors/domain/error-code';
+import type { KeyCaller } from '../src/callers/caller';
 import { Public } from '../src/http/public.decorator';
 import { CurrentCaller } from '../src/http/request-context';
 import { IdempotencyModule } from '../src/idempotency/idempotency.module';
@@ -17,15 +17,14 @@ import { createTestApp, TestApp } from './support/test-app';
 
 /**
  * A feature module as a backend developer adds one: a controller, a
- * class-validator DTO, a plain Nest exception, a scope and an error code of
- * its own, declared beside the routes that use them, and a table's entity
- * registered in the module itself.
+ * class-validator DTO, a plain Nest exception, a scope of its own declared
+ * beside the routes that use it, a domain error that knows nothing of HTTP,
+ * and a table's entity registered in the module itself.
  */
 const GREETINGS_SEND = defineScope('greetings:send', 'Send greeting cards');
-const GREETING_WITHDRAWN = defineErrorCode('greeting_withdrawn', 410, 'This greeting was withdrawn');
 
 class GreetingWithdrawnError extends DomainError {
-  readonly code = GREETING_WITHDRAWN;
+  readonly code = NOT_FOUND;
 
   constructor() {
     super('This greeting was withdrawn');
@@ -166,15 +165,15 @@ describeOnStore('a module added the way a backend developer adds one', () => {
     expectErrorBody(await send('card-1', 'Tom'), 422, 'idempotency_key_reused');
   });
 
-  it("owns its scope and its error code: a key without the module's scope is 403 naming it, and its error is answered with its own code", async () => {
+  it("owns its scope, and its domain error carries no status: a key without the module's scope is 403 naming it, and its error is answered with its code's status and its own message", async () => {
     const reader = await testApp.createKey({ plan: 'free', scopes: ['pets:read'] });
     const refused = await testApp.anonymous.withHeaders({ authorization: `Bearer ${reader.secret}` }).post('/v1/greetings/cards', { name: 'Rex' });
     expectErrorBody(refused, 403, 'insufficient_scope');
     expect(refused.headers['www-authenticate']).toBe('Bearer realm="animal-store", error="insufficient_scope", scope="greetings:send"');
     const withdrawn = await client.get('/v1/greetings/withdrawn/card');
     expect({ status: withdrawn.status, body: withdrawn.body }).toEqual({
-      status: 410,
-      body: { code: 'greeting_withdrawn', message: 'This greeting was withdrawn', status: 410 },
+      status: 404,
+      body: { code: 'not_found', message: 'This greeting was withdrawn', status: 404 },
     });
     expectRateLimitHeaders(withdrawn, 8);
   });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AccessGuard } from '../src/auth/http/access.guard';
-import { AllExceptionsFilter } from '../src/errors/all-exceptions.filter';
+import { AllExceptionsFilter } from '../src/errors/http/all-exceptions.filter';
 import { ConditionalGetInterceptor } from '../src/http/conditional-get';
 import { EntityTagInterceptor } from '../src/http/entity-tag';
 import { StrictValidationPipe } from '../src/http/validation';

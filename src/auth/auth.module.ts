@@ -5,7 +5,7 @@ import { CallerLookup } from '../http/caller-lookup';
 import { ApiKeyAuthenticator, KeyCacheBounds } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { AuthenticationService } from './application/authentication.service';
-import { KeyChangeListener } from './application/key-change-listener';
+import { KeyChangeListener } from './http/key-change-listener';
 import { KeyUsageRecorder } from './application/key-usage-recorder';
 import { PlanTable } from './application/plan-table';
 import { ApiKeyRepository } from './domain/api-key.repository';

@@ -1,5 +1,5 @@
-import { RetryLaterError } from '../errors/domain-error';
-import { SERVICE_UNAVAILABLE } from '../errors/error-code';
+import { RetryLaterError } from '../errors/domain/domain-error';
+import { SERVICE_UNAVAILABLE } from '../errors/domain/error-code';
 
 /** How long a client is asked to wait before it tries again: about as long as a failover or a lock takes to pass. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;

@@ -2,8 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, ReferenceObject, ResponseObject, ResponsesObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
 import { AppConfig } from '../config/app-config';
-import { declaredErrorCodes } from '../errors/error-code';
-import { RouteNotFoundError } from '../errors/request-errors';
+import { RouteNotFoundError } from '../errors/http/request-errors';
 import { takeRouteDocs } from '../http/route-docs';
 import { ETAG_HEADER_COMPONENT, inputErrorResponses, RATE_LIMIT_HEADER_COMPONENTS, RATE_LIMIT_HEADERS } from './api-standard-responses';
 
@@ -55,7 +54,6 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
   document.paths = relativeToServers(document.paths);
   completeResponses(document);
   closeSchemas(document);
-  completeErrorCodes(document);
   return document;
 }
 
@@ -115,16 +113,6 @@ function closeSchemas(document: OpenAPIObject): void {
     const schema = name ? (schemas[name] as SchemaObject | undefined) : undefined;
     if (schema) schema.additionalProperties = false;
   }
-}
-
-/**
- * The ErrorCode enum lists every code a module declared. The Error schema's
- * decorator ran when the errors module loaded, before the feature modules
- * declared theirs, so the list is read again now that every module is loaded.
- */
-function completeErrorCodes(document: OpenAPIObject): void {
-  const errorCode = document.components?.schemas?.ErrorCode as SchemaObject | undefined;
-  if (errorCode) errorCode.enum = declaredErrorCodes().map(({ code }) => code);
 }
 
 /** The committed openapi.json's formatting, so that a regenerated file diffs cleanly. */

@@ -1,8 +1,9 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { HeadersObject, OpenAPIObject, ResponseObject } from '@nestjs/swagger';
-import { errorBody } from '../errors/error-code';
-import { ErrorResponse } from '../errors/error.response';
+import type { ErrorCode } from '../errors/domain/error-code';
+import { ERROR_STATUSES, errorBody } from '../errors/http/error-statuses';
+import { ErrorResponse } from '../errors/http/error.response';
 
 /**
  * Sent on every response under /v1, errors included: the X- trio for the window
@@ -49,7 +50,7 @@ export const RATE_LIMIT_HEADERS: HeadersObject = Object.fromEntries(
 type ErrorStatus = 400 | 401 | 413 | 415 | 429 | 500 | 503;
 
 /** Each example is an Error body: its code, and a message (the code's own when none is given). */
-type Example = readonly [code: string, message?: string];
+type Example = readonly [code: ErrorCode, message?: string];
 
 const ERROR_RESPONSES: Record<ErrorStatus, { description: string; example: Example; headers?: HeadersObject }> = {
   400: {
@@ -123,10 +124,9 @@ export interface StandardResponses {
   errors?: OwnError[];
 }
 
-/** An error the operation's own service raises: its status, its code, and when. */
+/** An error the operation's own service raises: its code (whose status errors/http gives), and when. */
 export interface OwnError {
-  readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly when: string;
 }
 
@@ -153,7 +153,7 @@ export function ApiStandardResponses({ success, errors = [] }: StandardResponses
         }),
       ),
       // Built when a route is declared, by which time the module that owns the code has declared it.
-      ...errors.map(({ status, code, when }) => ApiResponse({ status, description: `\`${code}\`: ${when}`, example: errorBody(code), type: ErrorResponse })),
+      ...errors.map(({ code, when }) => ApiResponse({ status: ERROR_STATUSES[code].status, description: `\`${code}\`: ${when}`, example: errorBody(code), type: ErrorResponse })),
     )(target, key, descriptor);
   };
 }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Caller } from './caller';
+import type { Caller } from '../callers/caller';
 import { requestState } from './request-context';
 
 /**

@@ -2,8 +2,9 @@ import { applyDecorators, type CallHandler, type ExecutionContext, Injectable, t
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { map, type Observable } from 'rxjs';
-import { errorBody, PRECONDITION_FAILED } from '../errors/error-code';
-import { ErrorResponse } from '../errors/error.response';
+import { PRECONDITION_FAILED } from '../errors/domain/error-code';
+import { errorBody } from '../errors/http/error-statuses';
+import { ErrorResponse } from '../errors/http/error.response';
 import { entityTagOf } from './conditional-get';
 import { DocumentRoute } from './route-docs';
 

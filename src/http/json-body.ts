@@ -1,8 +1,8 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { DomainError, InvalidInputError } from '../errors/domain-error';
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors/request-errors';
+import { DomainError, InvalidInputError } from '../errors/domain/domain-error';
+import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors/http/request-errors';
 
 /**
  * A body the service will not take (too large, not JSON, malformed JSON),

@@ -1,4 +1,4 @@
-import type { AnonymousCaller } from './caller';
+import type { AnonymousCaller } from '../callers/caller';
 
 /**
  * Whether a key this instance has not verified lately may be looked up for a

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain/domain-error';
 import { isPositiveSafeInteger, parseDecimal } from './validation';
 
 /**

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { Caller, KeyCaller } from './caller';
+import type { Caller, KeyCaller } from '../callers/caller';
 
 /**
  * What the steps of a request learn about it and leave for the steps after

@@ -1,6 +1,6 @@
 import { All, Controller, Param } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { MAX_PARAM_LENGTH, RouteNotFoundError, UriTooLongError } from '../errors/request-errors';
+import { MAX_PARAM_LENGTH, RouteNotFoundError, UriTooLongError } from '../errors/http/request-errors';
 import { Public } from './public.decorator';
 
 /**

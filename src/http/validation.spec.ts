@@ -1,5 +1,5 @@
 import { ArgumentMetadata } from '@nestjs/common';
-import { InvalidInputError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain/domain-error';
 import { CodePointLength, IsId, MAX_BODY_DEPTH, parseDecimal, ParseIdPipe, StrictValidationPipe } from './validation';
 
 /** The rules this file adds to class-validator, on a body as a new route would declare one. */
@@ -20,6 +20,13 @@ describe('the global validation pipe', () => {
     const value = await pipe.transform({ label: '🐕🐕🐕', ownerId: 9007199254740991 }, asBody(LabelDto));
     expect(value).toBeInstanceOf(LabelDto);
     expect(value).toEqual({ label: '🐕🐕🐕', ownerId: 9007199254740991 });
+  });
+
+  it('hands a single path or query value on as sent, for its own pipe to parse strictly', async () => {
+    for (const sent of ['1e0', '0x1', ' 1', '+1']) {
+      await expect(pipe.transform(sent, { type: 'param', data: 'petId', metatype: Number })).resolves.toBe(sent);
+      await expect(pipe.transform(sent, { type: 'query', data: 'limit', metatype: Number })).resolves.toBe(sent);
+    }
   });
 
   it('refuses, naming the field: a string over its length in code points, an id that is no safe positive integer', async () => {

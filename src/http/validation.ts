@@ -1,6 +1,6 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { buildMessage, getMetadataStorage, ValidateBy, ValidationOptions } from 'class-validator';
-import { InvalidInputError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain/domain-error';
 import { RefusedBody } from './json-body';
 
 /** 2^53 - 1: the largest integer every JSON client reads exactly. */
@@ -162,22 +162,21 @@ const WHERE: Partial<Record<ArgumentMetadata['type'], string>> = { body: 'Reques
 /**
  * The one global pipe: bodies are JSON objects, strict types (no "5" for 5),
  * unknown fields rejected, every failure raised as a domain error whose message
- * names the field.
+ * names the field. It hands DTOs to Nest's ValidationPipe, through its public
+ * `transform`, and keeps a single path or query value from it (ADR 0059).
  */
 @Injectable()
-export class StrictValidationPipe extends ValidationPipe {
-  constructor() {
-    super({
-      transform: true,
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      forbidUnknownValues: true,
-      // One message per field: the first rule it breaks.
-      stopAtFirstError: true,
-      validationError: { target: false, value: false },
-      exceptionFactory: (errors) => new InvalidInputError(describe(errors).join('; ')),
-    });
-  }
+export class StrictValidationPipe implements PipeTransform {
+  private readonly validation = new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    // One message per field: the first rule it breaks.
+    stopAtFirstError: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => new InvalidInputError(describe(errors).join('; ')),
+  });
 
   /**
    * A body refused while it was read is raised here, after the guards. A
@@ -185,22 +184,26 @@ export class StrictValidationPipe extends ValidationPipe {
    * a scalar), whatever its route declares; class-transformer would otherwise
    * turn such a body into an empty DTO. A body or query nested too deep, or
    * with fields its DTO does not declare, is refused before class-transformer
-   * copies it; every problem is named at once, unknown fields first.
+   * copies it; every problem is named at once, unknown fields first. A single
+   * path or query value (`@Param('petId')`) is passed on as sent: the
+   * ValidationPipe would convert it with Number(), which reads "1e0", "0x1",
+   * " 1" and "+1" as 1, so its own pipe (ParseIdPipe) parses it strictly.
    */
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
       if (value instanceof RefusedBody) throw value.error;
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new InvalidInputError('Request body must be a JSON object');
       }
     }
+    if ((metadata.type === 'param' || metadata.type === 'query') && metadata.data !== undefined) return value;
     const where = WHERE[metadata.type];
-    if (where === undefined) return super.transform(value, metadata);
+    if (where === undefined) return this.validation.transform(value, metadata);
     if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw new InvalidInputError(`${where} has nesting deeper than ${MAX_BODY_DEPTH} levels`);
     const unknown = unknownFields(value, metadata.metatype);
-    if (!unknown.length) return super.transform(value, metadata);
+    if (!unknown.length) return this.validation.transform(value, metadata);
     const known = Object.fromEntries(Object.entries(value as object).filter(([name]) => !unknown.includes(name)));
-    const otherProblems = await super.transform(known, metadata).then(
+    const otherProblems = await this.validation.transform(known, metadata).then(
       () => [],
       (error: unknown) => {
         if (error instanceof InvalidInputError) return [error.message];
@@ -208,15 +211,6 @@ export class StrictValidationPipe extends ValidationPipe {
       },
     );
     throw new InvalidInputError([...unknown.map((name) => `property ${name} should not exist`), ...otherProblems].join('; '));
-  }
-
-  /**
-   * No implicit conversion of a single path or query value: Number() would read
-   * "1e0", "0x1", " 1" and "+1" as 1. Such values are parsed strictly by their
-   * own pipe (ParseIdPipe) or by a DTO's @Transform.
-   */
-  protected override transformPrimitive(value: unknown): unknown {
-    return value;
   }
 }
 

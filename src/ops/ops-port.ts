@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createServer, IncomingMessage } from 'node:http';
 import type { AppConfig } from '../config/app-config';
-import { RouteNotFoundError } from '../errors/request-errors';
+import { RouteNotFoundError } from '../errors/http/request-errors';
 
 /** Where a route answers once OPS_PORT is set: `only` there (metrics, readiness), or on both ports (liveness, which the image's health check asks on the public port). */
 export type OpsPortPlacement = 'only' | 'also';

@@ -1,5 +1,5 @@
-import { DomainError } from '../errors/domain-error';
-import { SERVICE_UNAVAILABLE } from '../errors/error-code';
+import { DomainError } from '../errors/domain/domain-error';
+import { SERVICE_UNAVAILABLE } from '../errors/domain/error-code';
 
 /** Something the service needs in order to serve traffic: the database, Redis, ... */
 export interface ReadinessCheck {

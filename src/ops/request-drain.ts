@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { RetryLaterError } from '../errors/domain-error';
-import { SERVICE_UNAVAILABLE } from '../errors/error-code';
+import { RetryLaterError } from '../errors/domain/domain-error';
+import { SERVICE_UNAVAILABLE } from '../errors/domain/error-code';
 
 /** A caller refused while this instance drains may come back at once: another instance, or this one restarted, takes it. */
 export const DRAINING_RETRY_AFTER_SECONDS = 1;

@@ -1,5 +1,5 @@
 import { idProblem, type TableRestoreRules } from '../database/backup/restore-rules';
-import { InvalidInputError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain/domain-error';
 import { StrictValidationPipe } from '../http/validation';
 import { CreatePetDto } from './http/dto/create-pet.dto';
 

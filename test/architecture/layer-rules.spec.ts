@@ -36,9 +36,11 @@ function violationsIn(files: Record<string, string>): string[] {
 }
 
 const LEGAL_TREE = {
-  'src/errors/domain-error.ts': 'export abstract class DomainError extends Error {}\n',
+  'src/errors/domain/domain-error.ts': 'export abstract class DomainError extends Error {}\n',
+  'src/errors/http/error-statuses.ts': "import { DomainError } from '../domain/domain-error';\nexport const statusOf = (error: DomainError) => (error ? 404 : 500);\n",
+  'src/callers/caller.ts': 'export interface Caller { readonly keyId: number }\n',
   'src/config/app-config.ts': 'export abstract class AppConfig {}\n',
-  'src/pets/domain/pet.ts': "import { DomainError } from '../../errors/domain-error';\nexport class PetNotFound extends DomainError {}\n",
+  'src/pets/domain/pet.ts': "import { DomainError } from '../../errors/domain/domain-error';\nexport class PetNotFound extends DomainError {}\n",
   'src/pets/domain/pet.repository.ts': "import { PetNotFound } from './pet';\nexport abstract class PetRepository { abstract find(): PetNotFound; }\n",
   'src/pets/application/pets.service.ts':
     "import { Injectable } from '@nestjs/common';\nimport { PetRepository } from '../domain/pet.repository';\nimport { AppConfig } from '../../config/app-config';\n@Injectable()\nexport class PetsService { constructor(readonly pets: PetRepository, readonly config: AppConfig) {} }\n",
@@ -47,11 +49,12 @@ const LEGAL_TREE = {
   'src/pets/http/pets.controller.ts':
     "import type { FastifyRequest } from 'fastify';\nimport { PetsService } from '../application/pets.service';\nexport type Req = FastifyRequest;\nexport const service = PetsService;\n",
   'src/auth/application/keys.service.ts': "import { PetsService } from '../../pets/application/pets.service';\nexport const other = PetsService;\n",
-  'src/http/caller.ts': 'export interface Caller { readonly keyId: number }\n',
+  'src/http/request-context.ts': "import type { Caller } from '../callers/caller';\nexport const callerOf = (caller: Caller) => caller;\n",
+  'src/rate-limit/application/rate-limiter.ts': "import type { Caller } from '../../callers/caller';\nexport const limitOf = (caller: Caller) => caller.keyId;\n",
   'src/idempotency/http/idempotent.decorator.ts': 'export const Idempotent = () => () => undefined;\n',
   'src/pets/http/pets-routes.ts':
-    "import { Idempotent } from '../../idempotency/http/idempotent.decorator';\nimport type { Caller } from '../../http/caller';\nexport const x = Idempotent;\nexport type C = Caller;\n",
-  'src/rate-limit/http/tracker.ts': "import type { Caller } from '../../http/caller';\nexport const trackerOf = (caller: Caller) => `key:${caller.keyId}`;\n",
+    "import { Idempotent } from '../../idempotency/http/idempotent.decorator';\nimport type { Caller } from '../../callers/caller';\nimport { statusOf } from '../../errors/http/error-statuses';\nexport const x = [Idempotent, statusOf];\nexport type C = Caller;\n",
+  'src/rate-limit/http/tracker.ts': "import type { Caller } from '../../callers/caller';\nexport const trackerOf = (caller: Caller) => `key:${caller.keyId}`;\n",
   'src/pets/infrastructure/pet.orm-entity.ts': 'export class PetOrmEntity {}\n',
 };
 
@@ -81,14 +84,39 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       ],
     ],
     [
-      'a domain that imports the request kernel, the caller included',
-      { 'src/auth/domain/plan.ts': "import type { Caller } from '../../http/caller';\nexport type C = Caller;\n" },
-      ['domain-imports-only-its-own-domain: src/auth/domain/plan.ts -> src/http/caller.ts'],
+      'a domain that imports the request kernel, the caller, or what HTTP makes of an error',
+      {
+        'src/auth/domain/plan.ts':
+          "import type { Caller } from '../../callers/caller';\nimport { callerOf } from '../../http/request-context';\nimport { statusOf } from '../../errors/http/error-statuses';\nexport type C = Caller;\nexport const x = [callerOf, statusOf];\n",
+      },
+      [
+        'domain-imports-only-its-own-domain: src/auth/domain/plan.ts -> src/callers/caller.ts',
+        'domain-imports-only-its-own-domain: src/auth/domain/plan.ts -> src/errors/http/error-statuses.ts',
+        'domain-imports-only-its-own-domain: src/auth/domain/plan.ts -> src/http/request-context.ts',
+      ],
     ],
     [
-      'an application service that takes a Fastify request',
-      { 'src/pets/application/bad.ts': "import type { FastifyRequest } from 'fastify';\nexport type R = FastifyRequest;\n" },
-      ['application-imports-no-transport: src/pets/application/bad.ts -> node_modules/fastify/fastify.js'],
+      "an application service that takes a Fastify request or Nest's adapter",
+      {
+        'src/pets/application/bad.ts':
+          "import type { FastifyRequest } from 'fastify';\nimport { HttpAdapterHost } from '@nestjs/core';\nimport type { NestFastifyApplication } from '@nestjs/platform-fastify';\nexport type R = FastifyRequest | NestFastifyApplication;\nexport const host = HttpAdapterHost;\n",
+      },
+      [
+        'application-imports-no-transport: src/pets/application/bad.ts -> node_modules/@nestjs/core/index.js',
+        'application-imports-no-transport: src/pets/application/bad.ts -> node_modules/@nestjs/platform-fastify/index.js',
+        'application-imports-no-transport: src/pets/application/bad.ts -> node_modules/fastify/fastify.js',
+      ],
+    ],
+    [
+      'an application service that reaches the request kernel or what HTTP makes of an error',
+      {
+        'src/pets/application/bad.ts':
+          "import { callerOf } from '../../http/request-context';\nimport { statusOf } from '../../errors/http/error-statuses';\nexport const x = [callerOf, statusOf];\n",
+      },
+      [
+        'application-imports-no-outer-layer: src/pets/application/bad.ts -> src/errors/http/error-statuses.ts',
+        'application-imports-no-outer-layer: src/pets/application/bad.ts -> src/http/request-context.ts',
+      ],
     ],
     [
       'an application service that reaches its own http or infrastructure layer',
@@ -122,19 +150,21 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       ],
     ],
     [
-      'configuration or errors that import a feature module, the request kernel or a module added later',
+      'configuration, errors or the caller that import a feature module, the request kernel or a module added later',
       {
         'src/config/bad.ts': "import { PetsService } from '../pets/application/pets.service';\nexport const x = PetsService;\n",
         'src/errors/bad.ts': "import { PetNotFound } from '../pets/domain/pet';\nexport const y = PetNotFound;\n",
-        'src/errors/kernel.ts': "import type { Caller } from '../http/caller';\nexport type C = Caller;\n",
+        'src/errors/kernel.ts': "import { callerOf } from '../http/request-context';\nexport const c = callerOf;\n",
         'src/errors/later.ts': "import { x } from '../greetings/domain/card';\nexport const z = x;\n",
+        'src/callers/plan.ts': "import { PetNotFound } from '../pets/domain/pet';\nexport const y = PetNotFound;\n",
         'src/greetings/domain/card.ts': 'export const x = 1;\n',
       },
       [
-        'config-and-errors-are-the-ground: src/config/bad.ts -> src/pets/application/pets.service.ts',
-        'config-and-errors-are-the-ground: src/errors/bad.ts -> src/pets/domain/pet.ts',
-        'config-and-errors-are-the-ground: src/errors/kernel.ts -> src/http/caller.ts',
-        'config-and-errors-are-the-ground: src/errors/later.ts -> src/greetings/domain/card.ts',
+        'the-ground-imports-nothing-above: src/callers/plan.ts -> src/pets/domain/pet.ts',
+        'the-ground-imports-nothing-above: src/config/bad.ts -> src/pets/application/pets.service.ts',
+        'the-ground-imports-nothing-above: src/errors/bad.ts -> src/pets/domain/pet.ts',
+        'the-ground-imports-nothing-above: src/errors/kernel.ts -> src/http/request-context.ts',
+        'the-ground-imports-nothing-above: src/errors/later.ts -> src/greetings/domain/card.ts',
       ],
     ],
     [

@@ -1,7 +1,7 @@
-import { DomainError } from '../../errors/domain-error';
-import { defineErrorCode, NOT_FOUND, UNAUTHORIZED, VALIDATION_FAILED } from '../../errors/error-code';
+import { DomainError } from '../../errors/domain/domain-error';
+import { type ErrorCode, NOT_FOUND, UNAUTHORIZED, VALIDATION_FAILED } from '../../errors/domain/error-code';
 
-export const INSUFFICIENT_SCOPE = defineErrorCode('insufficient_scope', 403, 'The API key lacks the scope this operation needs');
+export const INSUFFICIENT_SCOPE = 'insufficient_scope' satisfies ErrorCode;
 
 export class ApiKeyNotFoundError extends DomainError {
   readonly code = NOT_FOUND;

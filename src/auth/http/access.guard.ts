@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller } from '../../http/caller';
+import type { Caller } from '../../callers/caller';
 import { CallerLookup } from '../../http/caller-lookup';
 import { ConditionalAnswers } from '../../http/conditional-answers';
 import { IS_PUBLIC } from '../../http/public.decorator';

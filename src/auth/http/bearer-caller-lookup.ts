@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { AnonymousCaller, Caller } from '../../http/caller';
+import type { AnonymousCaller, Caller } from '../../callers/caller';
 import { CallerLookup } from '../../http/caller-lookup';
 import { clientAddressOf } from '../../http/client-address';
 import { KeyLookupGate } from '../../http/key-lookup-gate';

@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiResponse } from '@nestjs/swagger';
-import { errorBody } from '../../errors/error-code';
-import { ErrorResponse } from '../../errors/error.response';
+import { errorBody } from '../../errors/http/error-statuses';
+import { ErrorResponse } from '../../errors/http/error.response';
 import { INSUFFICIENT_SCOPE } from '../domain/api-key.errors';
 import type { Scope } from '../domain/scope';
 

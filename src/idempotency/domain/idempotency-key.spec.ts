@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { hash } from 'node:crypto';
-import { InvalidInputError } from '../../errors/domain-error';
+import { InvalidInputError } from '../../errors/domain/domain-error';
 import { fingerprintOf, parseIdempotencyKey } from './idempotency-key';
 
 describe('parseIdempotencyKey', () => {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { InvalidInputError } from '../../errors/domain-error';
+import { InvalidInputError } from '../../errors/domain/domain-error';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 

@@ -1,16 +1,8 @@
-import { DomainError } from '../../errors/domain-error';
-import { defineErrorCode } from '../../errors/error-code';
+import { DomainError } from '../../errors/domain/domain-error';
+import type { ErrorCode } from '../../errors/domain/error-code';
 
-export const IDEMPOTENCY_KEY_IN_USE = defineErrorCode(
-  'idempotency_key_in_use',
-  409,
-  'A request with this Idempotency-Key is still being processed; retry later',
-);
-export const IDEMPOTENCY_KEY_REUSED = defineErrorCode(
-  'idempotency_key_reused',
-  422,
-  'This Idempotency-Key was already used with a different request body or operation',
-);
+export const IDEMPOTENCY_KEY_IN_USE = 'idempotency_key_in_use' satisfies ErrorCode;
+export const IDEMPOTENCY_KEY_REUSED = 'idempotency_key_reused' satisfies ErrorCode;
 
 export class IdempotencyKeyReusedError extends DomainError {
   readonly code = IDEMPOTENCY_KEY_REUSED;

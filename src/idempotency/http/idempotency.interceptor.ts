@@ -1,7 +1,7 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import type { KeyCaller } from '../../http/caller';
+import type { KeyCaller } from '../../callers/caller';
 import { RefusedBody } from '../../http/json-body';
 import { callerOf } from '../../http/request-context';
 import { IdempotencyService } from '../application/idempotency.service';

@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
-import { errorBody } from '../../errors/error-code';
-import { ErrorResponse } from '../../errors/error.response';
+import { errorBody } from '../../errors/http/error-statuses';
+import { ErrorResponse } from '../../errors/http/error.response';
 import { DocumentRoute } from '../../http/route-docs';
 import { IDEMPOTENCY_KEY_HEADER } from '../domain/idempotency-key';
 import { IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_KEY_REUSED } from '../domain/idempotency.errors';

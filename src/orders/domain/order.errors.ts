@@ -1,13 +1,9 @@
-import { DomainError } from '../../errors/domain-error';
-import { defineErrorCode, INVALID_TRANSITION, NOT_FOUND } from '../../errors/error-code';
+import { DomainError } from '../../errors/domain/domain-error';
+import { type ErrorCode, INVALID_TRANSITION, NOT_FOUND } from '../../errors/domain/error-code';
 import type { OrderAction, OrderStatus } from './order';
 
-export const PET_NOT_AVAILABLE = defineErrorCode('pet_not_available', 409, 'The pet is not available: another order holds it, or it is sold');
-export const TOO_MANY_OPEN_ORDERS = defineErrorCode(
-  'too_many_open_orders',
-  409,
-  "The account holds as many placed orders as its plan allows; deliver or cancel one first",
-);
+export const PET_NOT_AVAILABLE = 'pet_not_available' satisfies ErrorCode;
+export const TOO_MANY_OPEN_ORDERS = 'too_many_open_orders' satisfies ErrorCode;
 
 /** No order with that id among the caller's account's: another account's order is not found either. */
 export class OrderNotFoundError extends DomainError {

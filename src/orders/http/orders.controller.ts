@@ -4,9 +4,9 @@ import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { AppConfig } from '../../config/app-config';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
-import { INVALID_TRANSITION, NOT_FOUND } from '../../errors/error-code';
+import { INVALID_TRANSITION, NOT_FOUND } from '../../errors/domain/error-code';
 import { ownUrl } from '../../http/own-url';
-import type { KeyCaller } from '../../http/caller';
+import type { KeyCaller } from '../../callers/caller';
 import { ConditionalGet } from '../../http/conditional-get';
 import { CurrentCaller } from '../../http/request-context';
 import { MAX_ID, ParseIdPipe } from '../../http/validation';
@@ -19,8 +19,8 @@ import { orderCursor } from './order-cursor';
 import { ORDERS_READ, ORDERS_WRITE } from './order-scopes';
 
 const ORDER_ID = { name: 'orderId', schema: { type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID }, description: "The id of one of the account's orders" } as const;
-const NO_SUCH_ORDER = { status: 404, code: NOT_FOUND, when: "the account has no order with that id (another account's order included)" } as const;
-const SETTLED = { status: 409, code: INVALID_TRANSITION, when: 'the order is delivered or cancelled already, the other way' } as const;
+const NO_SUCH_ORDER = { code: NOT_FOUND, when: "the account has no order with that id (another account's order included)" } as const;
+const SETTLED = { code: INVALID_TRANSITION, when: 'the order is delivered or cancelled already, the other way' } as const;
 
 const accountOf = (caller: KeyCaller): OrderingAccount => ({ accountId: caller.accountId, plan: caller.plan });
 
@@ -85,9 +85,9 @@ export class OrdersController {
       },
     },
     errors: [
-      { status: 404, code: NOT_FOUND, when: 'no pet with that id' },
-      { status: 409, code: PET_NOT_AVAILABLE, when: 'the pet is pending or sold, or another order took it first' },
-      { status: 409, code: TOO_MANY_OPEN_ORDERS, when: "the account holds as many placed orders as its plan allows" },
+      { code: NOT_FOUND, when: 'no pet with that id' },
+      { code: PET_NOT_AVAILABLE, when: 'the pet is pending or sold, or another order took it first' },
+      { code: TOO_MANY_OPEN_ORDERS, when: "the account holds as many placed orders as its plan allows" },
     ],
   })
   async placeOrder(@Body() body: PlaceOrderDto, @CurrentCaller() caller: KeyCaller, @Res({ passthrough: true }) reply: FastifyReply): Promise<OrderResponseDto> {

@@ -1,8 +1,8 @@
-import { DomainError, RetryLaterError } from '../../errors/domain-error';
-import { defineErrorCode, INVALID_TRANSITION, NOT_FOUND, PRECONDITION_FAILED, SERVICE_UNAVAILABLE } from '../../errors/error-code';
+import { DomainError, RetryLaterError } from '../../errors/domain/domain-error';
+import { type ErrorCode, INVALID_TRANSITION, NOT_FOUND, PRECONDITION_FAILED, SERVICE_UNAVAILABLE } from '../../errors/domain/error-code';
 import type { PetStatus } from './pet-status';
 
-export const PET_RESERVED = defineErrorCode('pet_reserved', 409, 'A placed order holds this pet');
+export const PET_RESERVED = 'pet_reserved' satisfies ErrorCode;
 
 export class PetNotFoundError extends DomainError {
   readonly code = NOT_FOUND;

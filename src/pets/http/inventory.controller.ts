@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
-import type { KeyCaller } from '../../http/caller';
+import type { KeyCaller } from '../../callers/caller';
 import { CurrentCaller } from '../../http/request-context';
 import { PetsService } from '../application/pets.service';
 import { PetStatus } from '../domain/pet-status';

@@ -2,11 +2,11 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req
 import { ApiBearerAuth, ApiConsumes, ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
-import { InvalidInputError } from '../../errors/domain-error';
-import { INVALID_TRANSITION, NOT_FOUND } from '../../errors/error-code';
+import { InvalidInputError } from '../../errors/domain/domain-error';
+import { INVALID_TRANSITION, NOT_FOUND } from '../../errors/domain/error-code';
 import { RequireScope } from '../../auth/http/require-scope.decorator';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
-import type { KeyCaller } from '../../http/caller';
+import type { KeyCaller } from '../../callers/caller';
 import { ConditionalGet } from '../../http/conditional-get';
 import { Deprecated, sunsetDate } from '../../http/deprecation';
 import { IfMatch, ifMatchCondition, TaggedEntity } from '../../http/entity-tag';
@@ -29,7 +29,7 @@ import { decodeCursor, encodeCursor } from './pet-cursor';
 const GET_PET_DEPRECATION = { since: '2026-11-21', sunset: '2030-12-05', successor: '/v1/pets' } as const;
 
 const PET_ID_PARAM = { name: 'petId', schema: ID_SCHEMA, description: 'The id of the pet' } as const;
-const NO_PET = { status: 404, code: NOT_FOUND, when: 'no pet with that id' } as const;
+const NO_PET = { code: NOT_FOUND, when: 'no pet with that id' } as const;
 
 const LOCATION_HEADERS = {
   Location: { required: true, description: 'The new pet\'s address, `…/v1/pets/{id}`', schema: { type: 'string', format: 'uri' } },
@@ -132,7 +132,7 @@ export class PetsController {
     success: { status: 200, description: 'The pet as it is now', type: PetResponseDto },
     errors: [
       NO_PET,
-      { status: 409, code: INVALID_TRANSITION, when: 'the status cannot move that way (`sold` is final); or `pet_reserved`: a placed order holds the pet, whose status is the order\'s' },
+      { code: INVALID_TRANSITION, when: 'the status cannot move that way (`sold` is final); or `pet_reserved`: a placed order holds the pet, whose status is the order\'s' },
     ],
   })
   updatePet(
@@ -157,7 +157,7 @@ export class PetsController {
   @RequireScope(PETS_WRITE)
   @IfMatch()
   @ApiNoContentResponse({ description: 'Removed' })
-  @ApiStandardResponses({ errors: [NO_PET, { status: 409, code: PET_RESERVED, when: 'a placed order holds the pet' }] })
+  @ApiStandardResponses({ errors: [NO_PET, { code: PET_RESERVED, when: 'a placed order holds the pet' }] })
   async deletePet(@Param('petId', ParseIdPipe) petId: number, @CurrentCaller() caller: KeyCaller, @Req() request: FastifyRequest): Promise<void> {
     await this.pets.remove(petId, { writer: caller.keyId, precondition: ifMatchCondition(request) });
   }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../../config/app-config';
-import type { KeyCaller } from '../../http/caller';
+import type { KeyCaller } from '../../callers/caller';
 import type { RateLimitDecision } from '../domain/rate-limit-store';
 
 /**

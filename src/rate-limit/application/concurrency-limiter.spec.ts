@@ -1,7 +1,7 @@
 import { FakeClock } from '../../../test/support/fake-clock';
 import { T0 } from '../../../test/support/rate-limit-fixtures';
 import { loadConfig } from '../../config/app-config';
-import type { AnonymousCaller, KeyCaller } from '../../http/caller';
+import type { AnonymousCaller, KeyCaller } from '../../callers/caller';
 import { TooManyInFlightError } from '../domain/concurrency-cap';
 import { MemoryConcurrencyStore } from '../infrastructure/memory-concurrency.store';
 import { MemoryRateLimitStore } from '../infrastructure/memory-rate-limit.store';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import type { Caller } from '../../http/caller';
+import type { Caller } from '../../callers/caller';
 import { ConcurrencyStore, type InFlightSlot } from '../domain/concurrency-store';
 import { DEFAULT_CONCURRENCY_CAPS, TooManyInFlightError } from '../domain/concurrency-cap';
 

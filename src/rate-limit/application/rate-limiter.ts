@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
 import { Clock } from '../../config/clock';
-import type { PlanLimits } from '../../http/caller';
+import type { PlanLimits } from '../../callers/caller';
 import { BanPolicy, BURST_GRACE_MS, RateLimitDecision, RateLimitStore, WindowSpec, WindowUse } from '../domain/rate-limit-store';
 
 /** What the library's storage answers for one window (the package does not export the type by name). */

@@ -1,4 +1,4 @@
-import { RATE_LIMITED } from '../../errors/error-code';
+import { RATE_LIMITED } from '../../errors/domain/error-code';
 import { RateLimitRejection } from './rate-limit.errors';
 
 /**

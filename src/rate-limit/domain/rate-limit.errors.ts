@@ -1,11 +1,7 @@
-import { DomainError } from '../../errors/domain-error';
-import { defineErrorCode, RATE_LIMITED } from '../../errors/error-code';
+import { DomainError } from '../../errors/domain/domain-error';
+import { type ErrorCode, RATE_LIMITED } from '../../errors/domain/error-code';
 
-export const API_KEY_BANNED = defineErrorCode(
-  'api_key_banned',
-  429,
-  'API key temporarily banned for ignoring rate limits; retry after the time given in Retry-After',
-);
+export const API_KEY_BANNED = 'api_key_banned' satisfies ErrorCode;
 
 /** A rejection that tells the client when to come back. */
 export abstract class RateLimitRejection extends DomainError {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AnonymousCaller } from '../../http/caller';
+import type { AnonymousCaller } from '../../callers/caller';
 import { KeyLookupGate } from '../../http/key-lookup-gate';
 import { planWindowsOf, RateLimiter } from '../application/rate-limiter';
 import { trackerOf } from './rate-limited-caller';

@@ -9,7 +9,7 @@ import {
   type ThrottlerRequest,
 } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller, PlanLimits } from '../../http/caller';
+import type { Caller, PlanLimits } from '../../callers/caller';
 import { CallerLookup } from '../../http/caller-lookup';
 import { CONDITIONAL_GET, isAnyTag } from '../../http/conditional-get';
 import { requestState } from '../../http/request-context';

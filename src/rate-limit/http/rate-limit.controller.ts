@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { Throttle } from '@nestjs/throttler';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiStandardResponses } from '../../docs/api-standard-responses';
-import type { KeyCaller } from '../../http/caller';
+import type { KeyCaller } from '../../callers/caller';
 import { CurrentCaller } from '../../http/request-context';
 import { planWindowsOf, RateLimiter } from '../application/rate-limiter';
 import { RateLimitStatusDto } from './dto/rate-limit-status.dto';

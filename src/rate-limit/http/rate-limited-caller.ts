@@ -1,4 +1,4 @@
-import type { Caller } from '../../http/caller';
+import type { Caller } from '../../callers/caller';
 import { ADDRESS_TRACKER_PREFIX } from '../domain/rate-limit-store';
 
 /** Whose quota a request counts in: `account:<id>` for a key, shared by the account's keys, else `ip:<address>`. */

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../../errors/domain-error';
+import { InvalidInputError } from '../../../errors/domain/domain-error';
 import { StrictValidationPipe } from '../../../http/validation';
 import { CreatePetDto } from './create-pet.dto';
 import { PET_NAME_SCHEMA } from './pet.response.dto';

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../../errors/domain-error';
+import { InvalidInputError } from '../../../errors/domain/domain-error';
 import { StrictValidationPipe } from '../../../http/validation';
 import { ListPetsQueryDto } from './list-pets.query.dto';
 

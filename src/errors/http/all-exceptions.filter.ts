@@ -1,10 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { types } from 'node:util';
-import { DomainError, RetryLaterError } from './domain-error';
+import { DomainError, RetryLaterError } from '../domain/domain-error';
 import {
-  ErrorBody,
-  errorBody,
+  type ErrorCode,
   INTERNAL_ERROR,
   NOT_FOUND,
   PAYLOAD_TOO_LARGE,
@@ -13,11 +12,12 @@ import {
   UNAUTHORIZED,
   UNSUPPORTED_MEDIA_TYPE,
   VALIDATION_FAILED,
-} from './error-code';
+} from '../domain/error-code';
+import { ErrorBody, errorBody } from './error-statuses';
 import { UnreadBodyError } from './request-errors';
 
 /** The code of a NestJS or Fastify exception that carries only an HTTP status. */
-const CODE_BY_STATUS: Record<number, string> = {
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: VALIDATION_FAILED,
   401: UNAUTHORIZED,
   // Static files refuse a path that leaves their folder with 403; to a client that path does not exist.
@@ -36,7 +36,7 @@ interface FrameworkError {
 
 /**
  * The one place an error becomes an Error body `{code, message, status}`:
- * ours (DomainError, whose code names its status), NestJS's (HttpException),
+ * ours (DomainError, whose code's status error-statuses.ts gives), NestJS's (HttpException),
  * Fastify's and the unexpected, which is never described to the client.
  */
 export function toErrorBody(exception: unknown): ErrorBody {

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { KeyChangeChannel } from '../domain/key-change';
-import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { ApiKeyAuthenticator } from '../application/api-key-authenticator';
 
 /**
  * An instance that serves requests hears the keys command's changes and drops

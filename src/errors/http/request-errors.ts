@@ -1,4 +1,4 @@
-import { DomainError } from './domain-error';
+import { DomainError } from '../domain/domain-error';
 import {
   BAD_REQUEST,
   EXPECTATION_FAILED,
@@ -7,7 +7,7 @@ import {
   REQUEST_HEADER_FIELDS_TOO_LARGE,
   UNSUPPORTED_MEDIA_TYPE,
   URI_TOO_LONG,
-} from './error-code';
+} from '../domain/error-code';
 
 /** A request HTTP cannot make sense of: broken framing, a missing Host, a broken percent-encoding. */
 export class MalformedRequestError extends DomainError {

@@ -1,12 +1,11 @@
-import { VALIDATION_FAILED } from './error-code';
+import { type ErrorCode, VALIDATION_FAILED } from './error-code';
 
 /**
  * Base of the errors that services and domain objects throw. It carries a
- * stable code, declared with defineErrorCode; the global filter alone decides
- * what HTTP makes of it.
+ * stable code and a message; what HTTP makes of the code is errors/http's alone.
  */
 export abstract class DomainError extends Error {
-  abstract readonly code: string;
+  abstract readonly code: ErrorCode;
 
   constructor(message: string) {
     super(message);

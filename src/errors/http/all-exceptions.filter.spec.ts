@@ -1,7 +1,7 @@
 import { ArgumentsHost, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { AllExceptionsFilter, toErrorBody } from './all-exceptions.filter';
-import { InvalidInputError, RetryLaterError } from './domain-error';
-import { SERVICE_UNAVAILABLE } from './error-code';
+import { InvalidInputError, RetryLaterError } from '../domain/domain-error';
+import { SERVICE_UNAVAILABLE } from '../domain/error-code';
 import { PayloadTooLargeError } from './request-errors';
 
 describe('toErrorBody', () => {

@@ -2,8 +2,8 @@ import type { FastifyError, FastifyReply, FastifyRequest, preParsingHookHandler 
 import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { sendError, toErrorBody } from './all-exceptions.filter';
-import { InvalidInputError } from './domain-error';
-import { ErrorBody } from './error-code';
+import { InvalidInputError } from '../domain/domain-error';
+import { ErrorBody } from './error-statuses';
 import { ExpectationFailedError, MalformedRequestError, RequestHeadersTooLargeError, UriTooLongError } from './request-errors';
 
 interface ConnectionError extends Error {
