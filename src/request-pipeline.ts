@@ -105,12 +105,16 @@ export function configureRequestPipeline(app: NestFastifyApplication): void {
   fastify.addHook('preParsing', refuseMalformedHead);
   registerJsonBodyParser(fastify);
 
-  // Nest: the guards, in order, for every route, then the route's interceptors (its decorators choose them), the pipe, the handler; the filter for any error.
+  // preHandler: UnmatchedRouteCharges (rate-limit/) adds its own hook, which charges a /v1 request no route matched.
+
+  // Nest: the guards, in order, for every route; then the route's interceptors, which its decorators choose
+  // (@ConditionalGet(), @TaggedEntity(), @Idempotent()); the pipe; the handler; and the filter for any error.
   app.useGlobalGuards(app.get(PlanThrottlerGuard), app.get(AccessGuard), app.get(ConcurrencyCapGuard));
   app.useGlobalPipes(app.get(StrictValidationPipe));
   app.useGlobalFilters(app.get(AllExceptionsFilter));
 
   // As the answer leaves: the span's annotations (with a tracer alone), then the log line, metrics and usage.
+  // Once the response closes, admitRequest's listener and then ConcurrencyCapGuard's give their places back.
   if (config.tracing) fastify.addHook('onSend', annotateServerSpanOnSend);
   fastify.addHook(
     'onResponse',
