@@ -57,9 +57,15 @@ function trace(target: object, method: string, step: string): void {
 
 const REQUEST_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError'];
 
+/** The hooks already wrapped: each onRoute hook that runs hands the route's hooks over again. */
+const tracedHooks = new WeakSet<Method>();
+
 /** A hook's step: its function's name, as the README lists it. */
 function tracedHook(hookName: string, hook: Method): Method {
-  return traced(hook.name || `${hookName} hook`, hook);
+  if (tracedHooks.has(hook)) return hook;
+  const wrapped = traced(hook.name || `${hookName} hook`, hook);
+  tracedHooks.add(wrapped);
+  return wrapped;
 }
 
 /**
@@ -150,10 +156,19 @@ describeOnStore('the way of a request', () => {
   }
 
   /**
-   * Nest's adapter adds its own onRequest hooks as it is built, before a spec
-   * can wrap them: each GET below shows their work on its answer instead.
+   * Nest's adapter adds its own hooks as it is built, before a spec can wrap
+   * them: each request below shows the work of those that do any (CORS and
+   * the security headers) on its answer instead.
    */
-  const NEST_ADAPTER_HOOKS = ["Nest's closing hook", "Nest's CORS hook", "Nest's security headers hook"];
+  const NEST_ADAPTER_HOOKS = [
+    "Nest's onRequest lifecycle hook",
+    "Nest's closing hook",
+    "Nest's CORS hook",
+    "Nest's security headers hook",
+    "Nest's request target check",
+    "Nest's versioning error hook",
+    "Nest's onResponse lifecycle hook",
+  ];
   /** Steps no request here meets: settings left off (OPS_PORT, a tracer), and routes' own hooks of other routes. */
   const NOT_MET = ['servePlacedOnPort', 'annotateServerSpanOnSend', 'writeDeprecationHeaders', 'serveOnlyDocsFiles'];
 
@@ -198,5 +213,17 @@ describeOnStore('the way of a request', () => {
       ),
     );
     expectNestAdapterHooksRan(response.headers);
+  });
+
+  it.each([
+    ['a @Deprecated() route', '/v1/pets/{id}', 'writeDeprecationHeaders', 'serveOnlyDocsFiles'],
+    ['a docs route', '/docs/openapi.json', 'serveOnlyDocsFiles', 'writeDeprecationHeaders'],
+  ])("runs %s's own onRequest hook after the global ones, and no other route's", async (_route, url, own, other) => {
+    const created = await testApp.client.post<{ id: number }>('/v1/pets', { name: 'Rex', categoryId: 3 });
+    const { steps } = await stepsOf(() => testApp.client.get(url.replace('{id}', String(created.body.id))), 200);
+    const untilBody = readmeSteps().slice(0, readmeSteps().indexOf('refuseMalformedHead') + 1);
+    const expected = untilBody.filter((step) => ![...NEST_ADAPTER_HOOKS, 'servePlacedOnPort', other].includes(step));
+    expect(expected).toContain(own);
+    expect(steps.slice(0, expected.length)).toEqual(expected);
   });
 });
