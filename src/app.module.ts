@@ -1,5 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { AccessGuard } from './auth/http/access.guard';
 import type { AppConfig } from './config/app-config';
@@ -12,27 +11,18 @@ import { PetsModule } from './pets/pets.module';
 // After the pets: each module's scopes are listed in the order their modules load.
 import { OrderHoldsModule } from './orders/order-holds.module';
 import { OrdersModule } from './orders/orders.module';
-import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
-import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { UsageModule } from './usage/usage.module';
 
-/** The service: its modules on the configuration main.ts loaded, and what every route goes through. */
+/** The service: its modules on the configuration main.ts loaded. */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, UsageModule, PetsModule.withHolds(OrderHoldsModule), OrdersModule],
-      providers: [
-        AccessGuard,
-        // Global guards run in the order listed, for every route: the rate limits count the request against its
-        // caller (429), a route that is not @Public() needs a key with the route's scope (401, 403), and what is let
-        // in takes one of the caller's places in flight (429), given back when its answer is done.
-        { provide: APP_GUARD, useExisting: PlanThrottlerGuard },
-        { provide: APP_GUARD, useExisting: AccessGuard },
-        { provide: APP_GUARD, useExisting: ConcurrencyCapGuard },
-      ],
+      // A global guard, which the request pipeline (request-pipeline.ts) registers with the others in their order.
+      providers: [AccessGuard],
     };
   }
 }

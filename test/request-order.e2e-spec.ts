@@ -1,7 +1,9 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
+import { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import * as requestId from '../src/ops/request-id';
 import { AccessGuard } from '../src/auth/http/access.guard';
 import { AllExceptionsFilter } from '../src/errors/http/all-exceptions.filter';
 import { ConditionalGetInterceptor } from '../src/http/conditional-get';
@@ -27,50 +29,49 @@ function readmeSteps(): string[] {
   return steps;
 }
 
-/** The steps one request passed, in order, a step met several times in a row (two onRequest hooks) named once. */
+/** The steps one request passed, in order, each handler on its own: a step met twice in a row is one handler run twice. */
 const trail: string[] = [];
 const record = (step: string) => {
   if (trail.at(-1) !== step) trail.push(step);
 };
+
+type Method = (this: unknown, ...args: unknown[]) => unknown;
+
+/** Runs `run` as it would, after recording `step`. */
+function traced(step: string, run: Method): Method {
+  return function (this: unknown, ...args: unknown[]) {
+    record(step);
+    return run.apply(this, args);
+  };
+}
 
 /**
  * Records `step` whenever `target[method]` runs, then runs it. The function's
  * own metadata (a handler's route, its decorators) is copied to the spy, as Nest reads it there.
  */
 function trace(target: object, method: string, step: string): void {
-  const original = (target as Record<string, (...args: unknown[]) => unknown>)[method];
-  const spy = jest.spyOn(target as Record<string, (...args: unknown[]) => unknown>, method).mockImplementation(function (this: unknown, ...args: unknown[]) {
-    record(step);
-    return original.apply(this, args);
-  });
+  const original = (target as Record<string, Method>)[method];
+  const spy = jest.spyOn(target as Record<string, Method>, method).mockImplementation(traced(step, original));
   for (const key of Reflect.getOwnMetadataKeys(original)) Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, original), spy);
 }
 
-const HOOK_STEPS: Record<string, string> = {
-  onRequest: "Fastify's onRequest hooks",
-  preParsing: "Fastify's preParsing hooks",
-  preValidation: "Fastify's preValidation hooks",
-  preHandler: "Fastify's preHandler hooks",
-  preSerialization: "Fastify's preSerialization hooks",
-  onSend: "Fastify's onSend hooks",
-  onResponse: "Fastify's onResponse hooks",
-  onError: "Fastify's onError hooks",
-};
+const REQUEST_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError'];
 
-type Method = (this: unknown, ...args: unknown[]) => unknown;
+/** The hooks already wrapped: each onRoute hook that runs hands the route's hooks over again. */
+const tracedHooks = new WeakSet<Method>();
 
-/** A hook that records its step, then runs as it would. */
-function traced(step: string, hook: Method): Method {
-  return function (this: unknown, ...args: unknown[]) {
-    record(step);
-    return hook.apply(this, args);
-  };
+/** A hook's step: its function's name, as the README lists it. */
+function tracedHook(hookName: string, hook: Method): Method {
+  if (tracedHooks.has(hook)) return hook;
+  const wrapped = traced(hook.name || `${hookName} hook`, hook);
+  tracedHooks.add(wrapped);
+  return wrapped;
 }
 
 /**
  * Wraps every request hook and content-type parser the service adds to its
- * Fastify instance, from its creation on; each is added with the `this` it
- * was asked on, so a plugin's hooks stay in its own context.
+ * Fastify instance, from its creation on, a route's own hooks included; each
+ * is added with the `this` it was asked on, so a plugin's hooks stay in its own context.
  */
 function traceFastify(fastify: FastifyInstance): void {
   const target = fastify as unknown as { addHook: Method; addContentTypeParser: Method };
@@ -80,24 +81,35 @@ function traceFastify(fastify: FastifyInstance): void {
     if (name === 'onRoute') {
       return addHook.call(this, name, function (this: unknown, route: Record<string, unknown>) {
         (hook as Method).call(this, route);
-        for (const hookName of Object.keys(HOOK_STEPS)) {
+        for (const hookName of REQUEST_HOOKS) {
           const own = route[hookName];
-          if (own !== undefined) route[hookName] = (Array.isArray(own) ? own : [own]).map((ownHook: Method) => traced(HOOK_STEPS[hookName], ownHook));
+          if (own !== undefined) route[hookName] = (Array.isArray(own) ? own : [own]).map((ownHook: Method) => tracedHook(hookName, ownHook));
         }
       });
     }
-    const step = HOOK_STEPS[name as string];
-    return addHook.call(this, name, step === undefined ? hook : traced(step, hook as Method));
+    return addHook.call(this, name, REQUEST_HOOKS.includes(name as string) ? tracedHook(name as string, hook as Method) : hook);
   };
   target.addContentTypeParser = function (...args) {
     const parser = args.pop() as Method;
     // Three parameters, as the parser has: Fastify reads a parser of two as one that returns a promise.
     return addContentTypeParser.call(this, ...args, function (this: unknown, request: unknown, payload: unknown, done: unknown) {
-      record("Fastify's content-type parser");
+      record(parser.name);
       return parser.call(this, request, payload, done);
     });
   };
 }
+
+/** Records each listener of a response's `close`, named after the step that added it, when it runs. */
+function traceCloseListeners(): void {
+  const once = ServerResponse.prototype.once;
+  jest.spyOn(ServerResponse.prototype, 'once').mockImplementation(function (this: ServerResponse, event: string | symbol, listener: (...args: unknown[]) => void) {
+    const step = trail.at(-1);
+    return once.call(this, event, event === 'close' && step !== undefined ? (traced(`${step}'s close listener`, listener) as never) : listener);
+  });
+}
+
+/** An origin CORS_ORIGINS lists, so that Nest's CORS hook has its work to show. */
+const ORIGIN = 'https://shop.example';
 
 describeOnStore('the way of a request', () => {
   let testApp: TestApp;
@@ -113,6 +125,8 @@ describeOnStore('the way of a request', () => {
       }
       return fastify as never;
     });
+    trace(requestId, 'requestIdFor', 'genReqId');
+    traceCloseListeners();
     trace(PlanThrottlerGuard.prototype, 'canActivate', 'PlanThrottlerGuard');
     trace(AccessGuard.prototype, 'canActivate', 'AccessGuard');
     trace(ConcurrencyCapGuard.prototype, 'canActivate', 'ConcurrencyCapGuard');
@@ -123,49 +137,93 @@ describeOnStore('the way of a request', () => {
     trace(PetsController.prototype, 'listPets', 'The controller');
     trace(PetsController.prototype, 'createPet', 'The controller');
     trace(AllExceptionsFilter.prototype, 'catch', 'AllExceptionsFilter');
-    testApp = await createTestApp();
+    // With the optional steps that settings turn on: CORS and the load shedding (at a bound no test reaches).
+    testApp = await createTestApp({ env: { CORS_ORIGINS: ORIGIN, MAX_EVENT_LOOP_DELAY_MS: '60000' } });
   });
   afterAll(async () => {
     await testApp?.close();
     jest.restoreAllMocks();
   });
 
-  /** The steps a request passes, recorded while it alone is in flight. */
-  async function stepsOf(send: () => Promise<{ status: number }>, status: number): Promise<string[]> {
+  /** The steps a request passes, recorded while it alone is in flight, and its answer. */
+  async function stepsOf<T extends { status: number; headers: Record<string, unknown> }>(send: () => Promise<T>, status: number): Promise<{ steps: string[]; response: T }> {
     trail.length = 0;
-    expect((await send()).status).toBe(status);
-    return [...trail];
+    const response = await send();
+    expect(response.status).toBe(status);
+    // The response's close listeners run on the turn after its answer.
+    await new Promise((resolve) => setImmediate(resolve));
+    return { steps: [...trail], response };
   }
+
+  /**
+   * Nest's adapter adds its own hooks as it is built, before a spec can wrap
+   * them: each request below shows the work of those that do any (CORS and
+   * the security headers) on its answer instead.
+   */
+  const NEST_ADAPTER_HOOKS = [
+    "Nest's onRequest lifecycle hook",
+    "Nest's closing hook",
+    "Nest's CORS hook",
+    "Nest's security headers hook",
+    "Nest's request target check",
+    "Nest's versioning error hook",
+    "Nest's onResponse lifecycle hook",
+  ];
+  /** Steps no request here meets: settings left off (OPS_PORT, a tracer), and routes' own hooks of other routes. */
+  const NOT_MET = ['servePlacedOnPort', 'annotateServerSpanOnSend', 'writeDeprecationHeaders', 'serveOnlyDocsFiles'];
 
   /** The README's steps, less those a request of this kind does not meet. */
   const readmeStepsBut = (...absent: string[]) => {
     const steps = readmeSteps();
-    for (const step of absent) expect(steps).toContain(step);
-    return steps.filter((step) => !absent.includes(step));
+    for (const step of [...NEST_ADAPTER_HOOKS, ...NOT_MET, ...absent]) expect(steps).toContain(step);
+    return steps.filter((step) => ![...NEST_ADAPTER_HOOKS, ...NOT_MET, ...absent].includes(step));
   };
 
+  /** What Nest's CORS and security headers hooks write, which a handler of ours never does. */
+  const expectNestAdapterHooksRan = (headers: Record<string, unknown>) =>
+    expect(headers).toMatchObject({ 'access-control-allow-origin': ORIGIN, 'x-content-type-options': 'nosniff', 'content-security-policy': expect.any(String) });
+
   it('lists in the README each step a GET with a key passes, in the order it passes them', async () => {
-    const steps = await stepsOf(() => testApp.client.get('/v1/pets'), 200);
-    expect(steps).toEqual(readmeStepsBut("Fastify's content-type parser", 'EntityTagInterceptor', 'IdempotencyInterceptor', 'AllExceptionsFilter'));
+    const { steps, response } = await stepsOf(() => testApp.client.get('/v1/pets', { Origin: ORIGIN }), 200);
+    expect(steps).toEqual(readmeStepsBut('parseJsonBody', 'EntityTagInterceptor', 'IdempotencyInterceptor', 'AllExceptionsFilter'));
+    expectNestAdapterHooksRan(response.headers);
   });
 
   it('lists in the README each step a keyed POST passes, in the order it passes them', async () => {
-    const steps = await stepsOf(() => testApp.client.post('/v1/pets', { name: 'Rex', categoryId: 3 }, { 'idempotency-key': 'the-way-in' }), 201);
+    const { steps, response } = await stepsOf(
+      () => testApp.client.post('/v1/pets', { name: 'Rex', categoryId: 3 }, { 'idempotency-key': 'the-way-in', Origin: ORIGIN }),
+      201,
+    );
     expect(steps).toEqual(readmeStepsBut('ConditionalGetInterceptor', 'AllExceptionsFilter'));
+    expectNestAdapterHooksRan(response.headers);
   });
 
   it('lists in the README the steps a refused request passes: the guards, then the filter', async () => {
-    const steps = await stepsOf(() => testApp.anonymous.get('/v1/pets'), 401);
+    const { steps, response } = await stepsOf(() => testApp.anonymous.get('/v1/pets', { Origin: ORIGIN }), 401);
     expect(steps).toEqual(
       readmeStepsBut(
-        "Fastify's content-type parser",
+        'parseJsonBody',
         'ConcurrencyCapGuard',
         'ConditionalGetInterceptor',
         'EntityTagInterceptor',
         'IdempotencyInterceptor',
         'StrictValidationPipe',
         'The controller',
+        "ConcurrencyCapGuard's close listener",
       ),
     );
+    expectNestAdapterHooksRan(response.headers);
+  });
+
+  it.each([
+    ['a @Deprecated() route', '/v1/pets/{id}', 'writeDeprecationHeaders', 'serveOnlyDocsFiles'],
+    ['a docs route', '/docs/openapi.json', 'serveOnlyDocsFiles', 'writeDeprecationHeaders'],
+  ])("runs %s's own onRequest hook after the global ones, and no other route's", async (_route, url, own, other) => {
+    const created = await testApp.client.post<{ id: number }>('/v1/pets', { name: 'Rex', categoryId: 3 });
+    const { steps } = await stepsOf(() => testApp.client.get(url.replace('{id}', String(created.body.id))), 200);
+    const untilBody = readmeSteps().slice(0, readmeSteps().indexOf('refuseMalformedHead') + 1);
+    const expected = untilBody.filter((step) => ![...NEST_ADAPTER_HOOKS, 'servePlacedOnPort', other].includes(step));
+    expect(expected).toContain(own);
+    expect(steps.slice(0, expected.length)).toEqual(expected);
   });
 });

@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, ReferenceObject, ResponseObject, ResponsesObject, SchemaObject, SwaggerModule } from '@nestjs/swagger';
-import type { FastifyInstance } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { RouteNotFoundError } from '../errors/http/request-errors';
 import { takeRouteDocs } from '../http/route-docs';
@@ -139,17 +139,28 @@ const DOCS_FILES = new Set([
 /** The page's other address: @nestjs/swagger serves it there with its files named relative to /docs/docs/, where none is served. */
 const INDEX_PATH = `/${DOCS_PATH}/index.html`;
 
+/** Whether a route serves the docs page or its files, so that it, and no other, gets serveOnlyDocsFiles. */
+export function isDocsRoute(route: { readonly url: string }): boolean {
+  return route.url === `/${DOCS_PATH}` || route.url.startsWith(`/${DOCS_PATH}/`);
+}
+
+/**
+ * The docs routes' own onRequest hook: the page's other address is sent to
+ * the page's own (relative, so a proxy's path prefix is kept), whose file
+ * paths resolve under /docs/, and a file the page does not load is not found.
+ */
+export const serveOnlyDocsFiles: onRequestHookHandler = function serveOnlyDocsFiles(request, reply, done) {
+  const path = request.url.split('?')[0];
+  if (path === INDEX_PATH) {
+    void reply.redirect('./', 301);
+    return;
+  }
+  const prefix = `/${DOCS_PATH}/`;
+  done(path.startsWith(prefix) && !DOCS_FILES.has(path.slice(prefix.length)) ? new RouteNotFoundError() : undefined);
+};
+
 /** `GET /docs` (Swagger UI, served from the package's own files) and `GET /docs/openapi.json`. */
 export function setupApiDocs(app: INestApplication): void {
-  // Sent to the page's own address (relative, so a proxy's path prefix is kept), whose file paths resolve under /docs/.
-  (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onRequest', async (request, reply) => {
-    if (request.url === INDEX_PATH || request.url.startsWith(`${INDEX_PATH}?`)) await reply.redirect('./', 301);
-  });
-  (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onRequest', (request, _reply, done) => {
-    const path = request.url.split('?')[0];
-    const prefix = `/${DOCS_PATH}/`;
-    done(path.startsWith(prefix) && !DOCS_FILES.has(path.slice(prefix.length)) ? new RouteNotFoundError() : undefined);
-  });
   const document = createOpenApiDocument(app, app.get(AppConfig));
   SwaggerModule.setup(DOCS_PATH, app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH,

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 
+/** The one exception filter, which the request pipeline (request-pipeline.ts) registers for every route. */
 @Module({
-  providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
+  providers: [AllExceptionsFilter],
 })
 export class ErrorsModule {}

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import type { AppConfig } from '../config/app-config';
 import { ownUrl } from './own-url';
 import { DocumentRoute } from './route-docs';
@@ -69,22 +69,25 @@ export const Deprecated = (deprecation: Deprecation): MethodDecorator => {
   );
 };
 
+/** Whether a route was declared @Deprecated(), read from its Fastify route config when the route is added. */
+export function isDeprecatedRoute(route: { readonly config?: unknown }): boolean {
+  return (route.config as DeprecatedRouteConfig | undefined)?.deprecation !== undefined;
+}
+
 /**
- * Writes a @Deprecated() route's headers in Fastify's onRequest hook, the
- * first step of the route's every request, so that every answer carries them:
- * a guard's refusal, a refused body and the exception filter's answers
- * included. The route's own declaration reaches the hook as its Fastify route
- * config (docs/adr/0034).
+ * A @Deprecated() route's own onRequest hook, the first step of the route's
+ * every request after the global ones, so that every answer carries the
+ * headers: a guard's refusal, a refused body and the exception filter's
+ * answers included. The route's declaration reaches it as its Fastify route
+ * config (docs/adr/0034); the request pipeline gives it to those routes alone.
  */
-export function registerDeprecationHeaders(fastify: FastifyInstance, config: Pick<AppConfig, 'ownBaseUrl'>): void {
-  fastify.addHook('onRequest', (request, reply, done) => {
-    const headers = (request.routeOptions.config as DeprecatedRouteConfig).deprecation;
-    if (headers) {
-      reply
-        .header('Deprecation', headers.deprecation)
-        .header('Sunset', headers.sunset)
-        .header('Link', `<${ownUrl(config, headers.successor)}>; rel="successor-version"`);
-    }
+export function deprecationHeadersHook(config: Pick<AppConfig, 'ownBaseUrl'>): onRequestHookHandler {
+  return function writeDeprecationHeaders(request, reply, done) {
+    const headers = (request.routeOptions.config as DeprecatedRouteConfig).deprecation!;
+    reply
+      .header('Deprecation', headers.deprecation)
+      .header('Sunset', headers.sunset)
+      .header('Link', `<${ownUrl(config, headers.successor)}>; rel="successor-version"`);
     done();
-  });
+  };
 }

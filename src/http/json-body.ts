@@ -41,7 +41,7 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
   const bodyLimit = fastify.initialConfig.bodyLimit ?? 1_048_576;
   const parseJson = jsonParser(fastify);
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(['application/json', MERGE_PATCH_JSON], (request, payload, done) => {
+  fastify.addContentTypeParser(['application/json', MERGE_PATCH_JSON], function parseJsonBody(request, payload, done) {
     if (refusesMergePatch(request)) return done(null, new RefusedBody(new UnsupportedMediaTypeError()));
     readBytes(payload, request.headers['content-length'], bodyLimit).then(
       (bytes) => {
@@ -53,7 +53,9 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
       (error: Error) => done(error, undefined),
     );
   });
-  fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, new RefusedBody(new UnsupportedMediaTypeError())));
+  fastify.addContentTypeParser('*', function refuseOtherMediaType(_request, _payload, done) {
+    done(null, new RefusedBody(new UnsupportedMediaTypeError()));
+  });
 }
 
 type FastifyJsonParser = ReturnType<FastifyInstance['getDefaultJsonParser']>;

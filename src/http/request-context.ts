@@ -20,12 +20,12 @@ export class RequestState {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Read and written through requestState(); declared once by HttpModule, so every request keeps one shape. */
+    /** Read and written through requestState(); declared once by the request pipeline, so every request keeps one shape. */
     state: RequestState | null;
   }
 }
 
-/** The name HttpModule declares on every request, empty. */
+/** The name the request pipeline declares on every request, empty. */
 export const REQUEST_STATE_FIELD = 'state';
 
 /** The request's state, empty at its first ask. */

@@ -1,5 +1,4 @@
-import underPressure from '@fastify/under-pressure';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyUnderPressureOptions } from '@fastify/under-pressure';
 import { ServiceUnavailableError } from './readiness';
 
 /** What a caller refused for overload is asked to wait: a few of the plugin's one-second samples of the event loop. */
@@ -19,15 +18,15 @@ export class OverloadedError extends ServiceUnavailableError {
 export const SERVED_UNDER_PRESSURE = { pressureHandler: (): void => undefined };
 
 /**
- * While the event loop's mean delay is over `maxEventLoopDelayMs`, requests
- * are answered 503 with Retry-After at once, through the global filter,
- * rather than queued behind the work already late; 0 never refuses.
+ * @fastify/under-pressure's options: while the event loop's mean delay is
+ * over `maxEventLoopDelayMs`, requests are answered 503 with Retry-After at
+ * once, through the global filter, rather than queued behind the work already
+ * late. The request pipeline registers the plugin unless the bound is 0.
  */
-export function shedLoadWhenBehind(app: NestFastifyApplication, maxEventLoopDelayMs: number): void {
-  if (maxEventLoopDelayMs === 0) return;
-  void app.register(underPressure, {
+export function underPressureOptions(maxEventLoopDelayMs: number): FastifyUnderPressureOptions {
+  return {
     maxEventLoopDelay: maxEventLoopDelayMs,
     retryAfter: OVERLOAD_RETRY_AFTER_SECONDS,
     customError: OverloadedError,
-  });
+  };
 }

@@ -1,16 +1,17 @@
-import type { FastifyHelmetOptions } from '@fastify/helmet';
+import type { SecurityHeadersOptions } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
 type CorsOptions = NonNullable<Parameters<NestFastifyApplication['enableCors']>[0]>;
 
 /**
- * Helmet's defaults, with a Content-Security-Policy that lets the API
+ * Nest's security headers (helmet's defaults, worked out once at start-up),
+ * with a Content-Security-Policy that lets the API
  * documentation page at /docs (Swagger UI, served from this origin) work:
  * its scripts and styles load from 'self'; Swagger UI sets inline style
  * attributes, hence 'unsafe-inline' for styles only, and draws icons from
  * data: URIs. No inline script is allowed anywhere.
  */
-export const HELMET_OPTIONS: FastifyHelmetOptions = {
+export const SECURITY_HEADERS: SecurityHeadersOptions = {
   contentSecurityPolicy: {
     useDefaults: false,
     directives: {
@@ -27,7 +28,7 @@ export const HELMET_OPTIONS: FastifyHelmetOptions = {
     },
   },
   // As frame-ancestors 'none', for browsers that only know this header.
-  frameguard: { action: 'deny' },
+  xFrameOptions: { action: 'deny' },
 };
 
 /** What a browser script on an allowed origin may read from a response besides the basics: every header the API sends for clients. */

@@ -1,5 +1,5 @@
 import { trace } from '@opentelemetry/api';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest, onSendHookHandler } from 'fastify';
 
 /** Attributes of ours on a request's server span, beside the HTTP instrumentation's own. */
 export const SPAN_ATTRIBUTES = {
@@ -29,12 +29,11 @@ export function annotateServerSpan(request: FastifyRequest): void {
 }
 
 /**
- * Annotates as the response is about to be sent: the HTTP instrumentation ends
- * the span when the response closes, and by then the caller is known.
+ * An onSend hook, given only with a tracer: it annotates as the response is
+ * about to be sent, as the HTTP instrumentation ends the span when the
+ * response closes, and by then the caller is known.
  */
-export function registerServerSpanAnnotations(fastify: FastifyInstance): void {
-  fastify.addHook('onSend', (request, _reply, payload, done) => {
-    annotateServerSpan(request);
-    done(null, payload);
-  });
-}
+export const annotateServerSpanOnSend: onSendHookHandler = function annotateServerSpanOnSend(request, _reply, payload, done) {
+  annotateServerSpan(request);
+  done(null, payload);
+};

@@ -50,7 +50,7 @@ export function toErrorBody(exception: unknown): ErrorBody {
 /**
  * The one writer of the Error body on a reply, for every error of every
  * request that has one: through the filter below, and from the Fastify hooks
- * that answer before routing (see app.setup.ts and ops.setup.ts). Headers
+ * that answer before routing (see request-pipeline.ts). Headers
  * already set on the reply (rate limits, deprecation, request id) are kept.
  */
 export function sendError(reply: FastifyReply, exception: unknown): ErrorBody {

@@ -1,7 +1,7 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EventEmitter } from 'node:events';
-import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerClientError, trackResponsesDue } from './client-error.handler';
+import { ClientErrorAnswers } from './client-error.handler';
 
 /** A response the server owes: the request it answers, and whether its head has gone out. */
 class DueResponse extends EventEmitter {
@@ -21,10 +21,9 @@ class DueResponse extends EventEmitter {
   }
 }
 
-/** A connection on a server that tracks its responses, and the requests it has had so far, in order. */
+/** A connection whose responses the pipeline's first hook noted, and the requests it has had so far, in order. */
 function connection(...requests: Array<{ complete: boolean; headersSent?: boolean }>) {
-  const server = new EventEmitter();
-  trackResponsesDue(server as unknown as Server);
+  const answers = new ClientErrorAnswers();
   const written: string[] = [];
   const socket = {
     writable: true,
@@ -37,20 +36,23 @@ function connection(...requests: Array<{ complete: boolean; headersSent?: boolea
   };
   const due = requests.map(({ complete, headersSent }) => {
     const response = new DueResponse({ complete, socket }, headersSent);
-    server.emit('request', response.req, response);
+    const done = jest.fn();
+    answers.trackResponseDue.call({} as FastifyInstance, { raw: response.req } as unknown as FastifyRequest, { raw: response } as unknown as FastifyReply, done);
+    expect(done).toHaveBeenCalledWith();
     return response;
   });
-  return { socket, asSocket: socket as unknown as Socket, written, due };
+  const answerClientError = (error: Error, asSocket: Socket) => answers.answer(error, asSocket);
+  return { socket, asSocket: socket as unknown as Socket, written, due, answerClientError };
 }
 
 const parseError = (code: string) => Object.assign(new Error('Parse Error'), { code });
 
-describe('answerClientError', () => {
+describe('ClientErrorAnswers', () => {
   it.each([
     ['HPE_INVALID_HEADER_TOKEN', 400, 'bad_request'],
     ['HPE_HEADER_OVERFLOW', 431, 'request_header_fields_too_large'],
   ])('answers %s with the Error body, reads nothing more, and closes', (code, status, errorCode) => {
-    const { socket, asSocket, written } = connection();
+    const { socket, asSocket, written, answerClientError } = connection();
     answerClientError(parseError(code), asSocket);
     expect(written).toHaveLength(1);
     const [head, body] = written[0].split('\r\n\r\n');
@@ -62,7 +64,7 @@ describe('answerClientError', () => {
   });
 
   it("answers when the response due is the broken request's own", () => {
-    const { asSocket, written } = connection({ complete: false });
+    const { asSocket, written, answerClientError } = connection({ complete: false });
     answerClientError(parseError('HPE_INVALID_CHUNK_SIZE'), asSocket);
     expect(written).toHaveLength(1);
   });
@@ -72,6 +74,7 @@ describe('answerClientError', () => {
       socket,
       asSocket,
       written,
+      answerClientError,
       due: [first, second],
     } = connection({ complete: true, headersSent: true }, { complete: true });
     answerClientError(parseError('HPE_INVALID_METHOD'), asSocket);
@@ -88,6 +91,7 @@ describe('answerClientError', () => {
     const {
       asSocket,
       written,
+      answerClientError,
       due: [first],
     } = connection({ complete: true }, { complete: false });
     first.finish();
@@ -99,6 +103,7 @@ describe('answerClientError', () => {
     const {
       asSocket,
       written,
+      answerClientError,
       due: [first],
     } = connection({ complete: true });
     answerClientError(parseError('HPE_INVALID_METHOD'), asSocket);
@@ -112,6 +117,7 @@ describe('answerClientError', () => {
       socket,
       asSocket,
       written,
+      answerClientError,
       due: [first],
     } = connection({ complete: true });
     answerClientError(parseError('HPE_INVALID_METHOD'), asSocket);
@@ -125,7 +131,7 @@ describe('answerClientError', () => {
     ['the request timed out', 'ERR_HTTP_REQUEST_TIMEOUT', []],
     ["the broken request's own answer has started", 'HPE_INVALID_CHUNK_SIZE', [{ complete: false, headersSent: true }]],
   ])('closes without an answer when %s', (_case, code, requests) => {
-    const { socket, asSocket, written } = connection(...requests);
+    const { socket, asSocket, written, answerClientError } = connection(...requests);
     answerClientError(parseError(code), asSocket);
     expect(written).toEqual([]);
     expect(socket.destroy).toHaveBeenCalled();
