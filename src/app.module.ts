@@ -13,7 +13,6 @@ import { PetsModule } from './pets/pets.module';
 import { OrderHoldsModule } from './orders/order-holds.module';
 import { OrdersModule } from './orders/orders.module';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
-import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { UsageModule } from './usage/usage.module';
 
@@ -26,12 +25,11 @@ export class AppModule {
       imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, UsageModule, PetsModule.withHolds(OrderHoldsModule), OrdersModule],
       providers: [
         AccessGuard,
-        // Global guards run in the order listed, for every route: the rate limits count the request against its
-        // caller (429), a route that is not @Public() needs a key with the route's scope (401, 403), and what is let
-        // in takes one of the caller's places in flight (429), given back when its answer is done.
+        // Global guards run in the order listed, for every route: the rate limits' one decision counts the request
+        // against its caller (429) and gives what the access check will let in one of its places in flight (429 past
+        // the cap), and a route that is not @Public() needs a key with the route's scope (401, 403).
         { provide: APP_GUARD, useExisting: PlanThrottlerGuard },
         { provide: APP_GUARD, useExisting: AccessGuard },
-        { provide: APP_GUARD, useExisting: ConcurrencyCapGuard },
       ],
     };
   }

@@ -9,7 +9,6 @@ import { EntityTagInterceptor } from '../src/http/entity-tag';
 import { StrictValidationPipe } from '../src/http/validation';
 import { IdempotencyInterceptor } from '../src/idempotency/http/idempotency.interceptor';
 import { PetsController } from '../src/pets/http/pets.controller';
-import { ConcurrencyCapGuard } from '../src/rate-limit/http/concurrency-cap.guard';
 import { PlanThrottlerGuard } from '../src/rate-limit/http/plan-throttler.guard';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
@@ -115,7 +114,6 @@ describeOnStore('the way of a request', () => {
     });
     trace(PlanThrottlerGuard.prototype, 'canActivate', 'PlanThrottlerGuard');
     trace(AccessGuard.prototype, 'canActivate', 'AccessGuard');
-    trace(ConcurrencyCapGuard.prototype, 'canActivate', 'ConcurrencyCapGuard');
     trace(ConditionalGetInterceptor.prototype, 'intercept', 'ConditionalGetInterceptor');
     trace(EntityTagInterceptor.prototype, 'intercept', 'EntityTagInterceptor');
     trace(IdempotencyInterceptor.prototype, 'intercept', 'IdempotencyInterceptor');
@@ -159,7 +157,6 @@ describeOnStore('the way of a request', () => {
     expect(steps).toEqual(
       readmeStepsBut(
         "Fastify's content-type parser",
-        'ConcurrencyCapGuard',
         'ConditionalGetInterceptor',
         'EntityTagInterceptor',
         'IdempotencyInterceptor',
