@@ -65,6 +65,16 @@ describe('RateLimiter.admit, the one decision on a request', () => {
     await expect(limiter.consume('account:3', planWindowsOf(LIMITS), 'key:7')).resolves.toMatchObject({ allowed: true, banned: false });
   });
 
+  it('spends no quota on a refusal of the cap: the windows count only the requests let in, and the refusal is told so', async () => {
+    const { limiter } = memoryLimiter({ RATE_LIMIT_PLANS: '{"free":{"concurrency":1}}' });
+    const caller = keyOn('free');
+    await limiter.admit({ caller, takesPlace: true });
+    const refused = await limiter.admit({ caller, takesPlace: true });
+    expect(refused).toMatchObject({ cap: 1, place: undefined, decision: { binding: { name: 'minute', remaining: 59 } } });
+    expect(refused.decision.windows.map(({ remaining }) => remaining)).toEqual([59, 999, 599]);
+    await expect(limiter.peek(caller.tracker, planWindowsOf(LIMITS))).resolves.toMatchObject({ binding: { remaining: 59 } });
+  });
+
   it("counts a request that may be a 304 in answers alone, and owes the plan its count, paid when the answer is no 304", async () => {
     const { limiter } = memoryLimiter();
     const caller = keyOn('free');

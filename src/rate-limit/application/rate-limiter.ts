@@ -5,6 +5,7 @@ import { DEFAULT_CONCURRENCY_CAPS, TooManyInFlightError } from '../domain/concur
 import { ConcurrencyStore, type InFlightSlot } from '../domain/concurrency-store';
 import { BanPolicy, BURST_GRACE_MS, RateLimitDecision, RateLimitStore, WindowSpec, WindowUse } from '../domain/rate-limit-store';
 import { ApiKeyBannedError, RateLimitedError, RateLimitRejection } from '../domain/rate-limit.errors';
+import { refundedDecision } from '../domain/rate-limit-windows';
 import { banSubjectOf, type PlanLimits, type RateLimitedCaller } from '../domain/rate-limited-caller';
 import { BanLog } from './ban-log';
 
@@ -62,8 +63,8 @@ export interface Admission extends Verdict {
 /**
  * The rate limits of a request in one decision: its windows (minute, day and
  * answers, or a route's own) judged in one store step, counted in every one or
- * refused in none, then, let in and served, one of its caller's places in
- * flight. On the injected clock, with the configured ban; a ban it imposes is
+ * refused in none, then, for a request that will be served, one of its
+ * caller's places in flight; refused for want of one, its count is taken back. On the injected clock, with the configured ban; a ban it imposes is
  * logged. `peek` answers what a request would be told, counting nothing.
  */
 @Injectable()
@@ -99,8 +100,11 @@ export class RateLimiter {
     if (verdict.refusal || !request.takesPlace) return { ...verdict, cap: undefined, place: undefined, owed: verdict.refusal ? undefined : owed };
     const cap = this.capOf(caller);
     const place = (await this.places.acquire(caller.tracker, cap)) ?? undefined;
-    // No place: refused at once, tallied toward no ban, as requests sent together are a burst.
-    if (!place) return { decision: verdict.decision, refusal: new TooManyInFlightError(cap), cap, place, owed: undefined };
+    if (!place) {
+      // Refused after all: it spends no quota, and is tallied toward no ban, as requests sent together are a burst.
+      await this.store.refund(caller.tracker, windows, verdict.decision, this.clock.now());
+      return { decision: refundedDecision(verdict.decision, windows), refusal: new TooManyInFlightError(cap), cap, place, owed: undefined };
+    }
     return { ...verdict, cap: undefined, place, owed };
   }
 

@@ -8,7 +8,7 @@ import { CallerLookup } from '../../http/caller-lookup';
 import { CONDITIONAL_GET, isAnyTag } from '../../http/conditional-get';
 import { RouteAccess } from '../../http/route-access';
 import { OpsMetrics } from '../../ops/metrics';
-import { type Admission, RateLimiter, type RateLimitedRequest, type Verdict } from '../application/rate-limiter';
+import { RateLimiter, type Verdict } from '../application/rate-limiter';
 import type { InFlightSlot } from '../domain/concurrency-store';
 import { DeferredCharges } from './deferred-charges';
 import { OWN_BAN } from './own-ban.decorator';
@@ -21,19 +21,16 @@ import { ownBucket } from './route-bucket';
  * guard: the rate limits of a request in one decision (RateLimiter.admit),
  * its headers written once, its refusal thrown from here. It has one
  * throttler, `default`, whose limit is the caller's per-minute quota, so a
- * bare @SkipThrottle() skips it as the library means. Through the library's
- * own hooks:
- * - `getTracker`: whose quota the request counts in (the key's account, or
- *   the client address), from the request's one CallerLookup;
- * - `handleRequest`: tells the limiter the request in its terms: the plan's
- *   windows, or a route's own `@Throttle({ default: { limit, ttl } })` window
- *   when it differs from the plan's minute, a route's own ban (@OwnBan()), a
- *   key's conditional request that may be a free 304 (its plan count put off
- *   for DeferredCharges to settle), and whether the access check will let it
- *   in (RouteAccess): only a request that will be served takes one of its
- *   caller's places in flight, given back when its answer is done.
- * The refusals come in the README's order: the rate limits' 429 here, then
- * AccessGuard's 401 or 403, and the cap's 429 only for a request let in.
+ * bare @SkipThrottle() skips it as the library means. Its `handleRequest`
+ * tells the limiter the request in the limiter's terms: the caller from the
+ * request's one CallerLookup; the plan's windows, or a route's own
+ * `@Throttle({ default: { limit, ttl } })` window when it differs from the
+ * plan's minute; a route's own ban (@OwnBan()); a key's conditional request
+ * that may be a free 304 (its plan count put off for DeferredCharges to
+ * settle); and whether the access check will let it in (RouteAccess), as only
+ * a request that will be served takes one of its caller's places in flight,
+ * given back when its answer is done. So the refusals come in the README's
+ * order: the rate limits' 429, AccessGuard's 401 or 403, the cap's 429.
  * The library's own headers are off (`setHeaders: false`).
  */
 @Injectable()
@@ -51,10 +48,6 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
     super(options, storage, reflector);
   }
 
-  protected override async getTracker(request: Record<string, any>): Promise<string> {
-    return rateLimitedCallerOf(await this.callers.find(request as FastifyRequest)).tracker;
-  }
-
   protected override async handleRequest({ context, limit, ttl, throttler }: ThrottlerRequest): Promise<boolean> {
     const http = context.switchToHttp();
     const [request, reply] = [http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>()];
@@ -69,7 +62,7 @@ export class PlanThrottlerGuard extends ThrottlerGuard {
       mayBeNotModified: letIn && this.mayAnswerNotModified(context, request, caller),
       takesPlace: letIn,
       keyNotLookedUp: caller.kind === 'anonymous' && caller.keyNotLookedUp === true,
-    } satisfies RateLimitedRequest);
+    });
     this.answer(reply, admission, admission.cap);
     if (admission.place) releaseWhenAnswered(reply.raw, admission.place);
     const { owed } = admission;
