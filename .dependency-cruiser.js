@@ -7,7 +7,7 @@
 const NOT_A_SPEC = '\\.(e2e-|int-|docs-)?spec\\.ts$';
 
 /** The packages that know a request is HTTP: the server, its plugins, Nest's adapter and engine. */
-const TRANSPORT_PACKAGES = 'node_modules/(fastify|@fastify/[^/]+|@nestjs/platform-fastify|@nestjs/core)/';
+const TRANSPORT_PACKAGES = 'node_modules/(fastify|@fastify/[^/]+|@nestjs/platform-fastify|@nestjs/core|@nestjs/throttler)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

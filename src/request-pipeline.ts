@@ -23,7 +23,6 @@ import { admitRequestHook, recordAnswerHook, stopAdmittingHook } from './ops/req
 import { requestIdFor } from './ops/request-id';
 import { corsOptionsFor, SECURITY_HEADERS } from './ops/security';
 import { annotateServerSpanOnSend } from './ops/server-span';
-import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
 import { UsageRecorder } from './usage/application/usage-recorder';
 
@@ -109,12 +108,12 @@ export function configureRequestPipeline(app: NestFastifyApplication): void {
 
   // Nest: the guards, in order, for every route; then the route's interceptors, which its decorators choose
   // (@ConditionalGet(), @TaggedEntity(), @Idempotent()); the pipe; the handler; and the filter for any error.
-  app.useGlobalGuards(app.get(PlanThrottlerGuard), app.get(AccessGuard), app.get(ConcurrencyCapGuard));
+  app.useGlobalGuards(app.get(PlanThrottlerGuard), app.get(AccessGuard));
   app.useGlobalPipes(app.get(StrictValidationPipe));
   app.useGlobalFilters(app.get(AllExceptionsFilter));
 
   // As the answer leaves: the span's annotations (with a tracer alone), then the log line, metrics and usage.
-  // Once the response closes, admitRequest's listener and then ConcurrencyCapGuard's give their places back.
+  // Once the response closes, admitRequest's listener and then PlanThrottlerGuard's give their places back.
   if (config.tracing) fastify.addHook('onSend', annotateServerSpanOnSend);
   fastify.addHook(
     'onResponse',

@@ -19,6 +19,7 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
       now: T0,
       send: async (): Promise<RateLimitDecision> => store().consume(key, specs, policy, c.now),
       peek: async (): Promise<RateLimitDecision> => store().peek(key, specs, policy, c.now),
+      refund: async (counted: RateLimitDecision): Promise<void> => store().refund(key, specs, counted, c.now),
       sendMany: async (n: number): Promise<RateLimitDecision[]> => {
         const decisions: RateLimitDecision[] = [];
         for (let i = 0; i < n; i += 1) decisions.push(await c.send());
@@ -44,6 +45,18 @@ function rateLimitStoreContract(store: () => ClosableRateLimitStore): void {
     await first.sendMany(4);
     await expect(first.send()).resolves.toMatchObject({ allowed: false });
     await expect(client(windows(5, 100)).send()).resolves.toMatchObject({ allowed: true, binding: { remaining: 4 } });
+  });
+
+  it('takes a counted request back from the windows it counted in, leaving one that ended since alone', async () => {
+    const c = client(windows(2, 100));
+    const counted = await c.send();
+    await c.send();
+    await c.refund(counted);
+    await expect(c.peek()).resolves.toMatchObject({ allowed: true, windows: [{ remaining: 1 }, { remaining: 99 }] });
+    c.now = T0 + MINUTE;
+    const inNewMinute = await c.send();
+    await c.refund(counted);
+    await expect(c.peek()).resolves.toMatchObject({ windows: [{ remaining: inNewMinute.windows[0].remaining }, { remaining: 99 }] });
   });
 
   it('rejects past the minute limit until that window resets, then starts a new one', async () => {

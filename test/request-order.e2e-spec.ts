@@ -11,7 +11,6 @@ import { EntityTagInterceptor } from '../src/http/entity-tag';
 import { StrictValidationPipe } from '../src/http/validation';
 import { IdempotencyInterceptor } from '../src/idempotency/http/idempotency.interceptor';
 import { PetsController } from '../src/pets/http/pets.controller';
-import { ConcurrencyCapGuard } from '../src/rate-limit/http/concurrency-cap.guard';
 import { PlanThrottlerGuard } from '../src/rate-limit/http/plan-throttler.guard';
 import { describeOnStore } from './support/describe-store';
 import { createTestApp, TestApp } from './support/test-app';
@@ -129,7 +128,6 @@ describeOnStore('the way of a request', () => {
     traceCloseListeners();
     trace(PlanThrottlerGuard.prototype, 'canActivate', 'PlanThrottlerGuard');
     trace(AccessGuard.prototype, 'canActivate', 'AccessGuard');
-    trace(ConcurrencyCapGuard.prototype, 'canActivate', 'ConcurrencyCapGuard');
     trace(ConditionalGetInterceptor.prototype, 'intercept', 'ConditionalGetInterceptor');
     trace(EntityTagInterceptor.prototype, 'intercept', 'EntityTagInterceptor');
     trace(IdempotencyInterceptor.prototype, 'intercept', 'IdempotencyInterceptor');
@@ -203,13 +201,12 @@ describeOnStore('the way of a request', () => {
     expect(steps).toEqual(
       readmeStepsBut(
         'parseJsonBody',
-        'ConcurrencyCapGuard',
         'ConditionalGetInterceptor',
         'EntityTagInterceptor',
         'IdempotencyInterceptor',
         'StrictValidationPipe',
         'The controller',
-        "ConcurrencyCapGuard's close listener",
+        "PlanThrottlerGuard's close listener",
       ),
     );
     expectNestAdapterHooksRan(response.headers);

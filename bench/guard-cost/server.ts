@@ -7,7 +7,6 @@ import { configureApp, createFastifyAdapter, NEST_APP_OPTIONS } from '../../src/
 import { AccessGuard } from '../../src/auth/http/access.guard';
 import { loadConfig } from '../../src/config/app-config';
 import { PlanThrottlerGuard } from '../../src/rate-limit/http/plan-throttler.guard';
-import { ConcurrencyCapGuard } from '../../src/rate-limit/http/concurrency-cap.guard';
 import { Variant, VARIANTS } from './variants';
 
 /**
@@ -22,7 +21,6 @@ async function main(variant: Variant): Promise<void> {
   const config = loadConfig();
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
   if (variant === 'off' || variant === 'auth') builder = builder.overrideProvider(PlanThrottlerGuard).useValue(passThrough);
-  if (variant === 'off' || variant === 'auth') builder = builder.overrideProvider(ConcurrencyCapGuard).useValue(passThrough);
   if (variant === 'off') builder = builder.overrideProvider(AccessGuard).useValue(passThrough);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { ...NEST_APP_OPTIONS, logger: ['error'] });

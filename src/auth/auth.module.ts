@@ -2,6 +2,7 @@ import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { CallerLookup } from '../http/caller-lookup';
+import { RouteAccess } from '../http/route-access';
 import { ApiKeyAuthenticator, KeyCacheBounds } from './application/api-key-authenticator';
 import { ApiKeysService } from './application/api-keys.service';
 import { AuthenticationService } from './application/authentication.service';
@@ -10,14 +11,15 @@ import { KeyUsageRecorder } from './application/key-usage-recorder';
 import { PlanTable } from './application/plan-table';
 import { ApiKeyRepository } from './domain/api-key.repository';
 import { KeyChangeChannel, NoKeyChangeChannel } from './domain/key-change';
+import { ScopedRouteAccess } from './http/access.guard';
 import { BearerCallerLookup } from './http/bearer-caller-lookup';
 import { AccountOrmEntity } from './infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from './infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.repository';
 
 /**
- * API keys and bearer authentication. It binds the request's CallerLookup,
- * global so the rate limits ask it without knowing auth. Its AccessGuard is
+ * API keys and bearer authentication. It binds the request's CallerLookup
+ * and RouteAccess, global so the rate limits ask them without knowing auth. Its AccessGuard is
  * provided by AppModule, which orders the global guards.
  */
 @Global()
@@ -32,11 +34,12 @@ import { TypeOrmApiKeyRepository } from './infrastructure/typeorm-api-key.reposi
     KeyUsageRecorder,
     BearerCallerLookup,
     { provide: CallerLookup, useExisting: BearerCallerLookup },
+    { provide: RouteAccess, useClass: ScopedRouteAccess },
     { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
     { provide: KeyChangeChannel, inject: [AppConfig], useFactory: createKeyChangeChannel },
     KeyChangeListener,
   ],
-  exports: [ApiKeysService, CallerLookup],
+  exports: [ApiKeysService, CallerLookup, RouteAccess],
 })
 export class AuthModule {}
 

@@ -14,8 +14,6 @@ export class RequestState {
   caller: Caller | undefined = undefined;
   /** A count the rate limits put off for a possible 304, paid when the @ConditionalGet() route tells how it answered (ConditionalAnswers). */
   deferredCharge: (() => Promise<void>) | undefined = undefined;
-  /** Whom the rate limits counted the request against; unset on a route they skip. */
-  rateLimitedAs: { readonly tracker: string } | undefined = undefined;
 }
 
 declare module 'fastify' {

@@ -10,19 +10,18 @@ import { BanLog } from './application/ban-log';
 import { MINUTE_MS, RateLimiter } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
 import { DeferredCharges } from './http/deferred-charges';
+import { LimiterThrottlerStorage } from './http/limiter-throttler-storage';
 import { PlanThrottlerGuard } from './http/plan-throttler.guard';
 import { RateLimitController } from './http/rate-limit.controller';
 import { UnmatchedRouteCharges } from './http/unmatched-route-charges';
 import { ClosableRateLimitStore, createRateLimitStore, isSharedStore } from './infrastructure/create-rate-limit-store';
 import { Clock } from '../config/clock';
-import { ConcurrencyLimiter } from './application/concurrency-limiter';
 import { ConcurrencyStore } from './domain/concurrency-store';
-import { ConcurrencyCapGuard } from './http/concurrency-cap.guard';
 import { KeyLookupGate } from '../http/key-lookup-gate';
 import { AddressKeyLookupGate } from './http/address-key-lookup-gate';
 import { createConcurrencyStore } from './infrastructure/create-concurrency-store';
 
-/** The counters (memory or Redis) and the limiter that judges against them, which is the throttler's storage. */
+/** The counters and places in flight (memory or Redis), the limiter that judges against them, and the throttler's storage on it. */
 @Module({
   providers: [
     {
@@ -37,12 +36,13 @@ import { createConcurrencyStore } from './infrastructure/create-concurrency-stor
       useFactory: (store: ClosableRateLimitStore, config: AppConfig): ReadinessCheck[] =>
         isSharedStore(store) ? [{ name: config.redisClusterNodes ? 'redis-cluster' : 'redis', check: () => store.ping() }] : [],
     },
-    RateLimiter,
     // The concurrency cap's places live beside the counters, on their Redis connection when they are shared.
     { provide: ConcurrencyStore, inject: [RateLimitStore, Clock, AppConfig], useFactory: createConcurrencyStore },
-    ConcurrencyLimiter,
+    BanLog,
+    RateLimiter,
+    LimiterThrottlerStorage,
   ],
-  exports: [RateLimiter, ConcurrencyLimiter],
+  exports: [RateLimiter, LimiterThrottlerStorage],
 })
 class RateLimitCountersModule implements OnApplicationShutdown {
   constructor(@Inject(RateLimitStore) private readonly store: ClosableRateLimitStore, metrics: OpsMetrics) {
@@ -57,9 +57,9 @@ class RateLimitCountersModule implements OnApplicationShutdown {
 /**
  * Plan-aware rate limits on @nestjs/throttler: one throttler, `default`, a
  * minute long, whose limit is the caller's per-minute quota (its plan's, or
- * the anonymous limits), and our limiter as the storage, which judges the
- * plan's day in the same step; PlanThrottlerGuard, which AppModule registers
- * as a global guard; the counts it puts off for a possible 304, which
+ * the anonymous limits), and our counters as its storage; PlanThrottlerGuard,
+ * which AppModule registers as the first global guard and which takes each
+ * request's one rate-limit decision (windows and places in flight); the counts it puts off for a possible 304, which
  * @ConditionalGet() routes settle (ConditionalAnswers, hence global); and
  * `GET /v1/rate_limit`, the caller's quota.
  */
@@ -69,8 +69,8 @@ class RateLimitCountersModule implements OnApplicationShutdown {
     RateLimitCountersModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitCountersModule],
-      inject: [RateLimiter, CallerLookup],
-      useFactory: (limiter: RateLimiter, callers: CallerLookup): ThrottlerModuleOptions => ({
+      inject: [LimiterThrottlerStorage, CallerLookup],
+      useFactory: (storage: LimiterThrottlerStorage, callers: CallerLookup): ThrottlerModuleOptions => ({
         throttlers: [
           {
             name: 'default',
@@ -78,7 +78,7 @@ class RateLimitCountersModule implements OnApplicationShutdown {
             limit: async (context) => (await callers.find(context.switchToHttp().getRequest<FastifyRequest>())).limits.perMinute,
           },
         ],
-        storage: limiter,
+        storage,
         setHeaders: false,
       }),
     }),
@@ -86,15 +86,12 @@ class RateLimitCountersModule implements OnApplicationShutdown {
   controllers: [RateLimitController],
   providers: [
     PlanThrottlerGuard,
-    BanLog,
     UnmatchedRouteCharges,
     DeferredCharges,
     { provide: ConditionalAnswers, useExisting: DeferredCharges },
-    // The concurrency cap, which AppModule registers as the last global guard.
-    ConcurrencyCapGuard,
     // Asked by the caller lookup (auth) before it looks up a key this instance has not verified lately.
     { provide: KeyLookupGate, useClass: AddressKeyLookupGate },
   ],
-  exports: [PlanThrottlerGuard, ConditionalAnswers, ConcurrencyCapGuard, KeyLookupGate],
+  exports: [PlanThrottlerGuard, ConditionalAnswers, KeyLookupGate],
 })
 export class RateLimitModule {}

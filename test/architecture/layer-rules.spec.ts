@@ -96,14 +96,15 @@ describe('the layer rules (.dependency-cruiser.js)', () => {
       ],
     ],
     [
-      "an application service that takes a Fastify request or Nest's adapter",
+      "an application service that takes a Fastify request, Nest's adapter or the throttler's storage",
       {
         'src/pets/application/bad.ts':
-          "import type { FastifyRequest } from 'fastify';\nimport { HttpAdapterHost } from '@nestjs/core';\nimport type { NestFastifyApplication } from '@nestjs/platform-fastify';\nexport type R = FastifyRequest | NestFastifyApplication;\nexport const host = HttpAdapterHost;\n",
+          "import type { FastifyRequest } from 'fastify';\nimport { HttpAdapterHost } from '@nestjs/core';\nimport type { NestFastifyApplication } from '@nestjs/platform-fastify';\nimport type { ThrottlerStorage } from '@nestjs/throttler';\nexport type R = FastifyRequest | NestFastifyApplication | ThrottlerStorage;\nexport const host = HttpAdapterHost;\n",
       },
       [
         'application-imports-no-transport: src/pets/application/bad.ts -> node_modules/@nestjs/core/index.js',
         'application-imports-no-transport: src/pets/application/bad.ts -> node_modules/@nestjs/platform-fastify/index.js',
+        'application-imports-no-transport: src/pets/application/bad.ts -> node_modules/@nestjs/throttler/dist/index.js',
         'application-imports-no-transport: src/pets/application/bad.ts -> node_modules/fastify/fastify.js',
       ],
     ],

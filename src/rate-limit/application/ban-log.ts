@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../../config/app-config';
-import type { KeyCaller } from '../../callers/caller';
 import type { RateLimitDecision } from '../domain/rate-limit-store';
+import type { RateLimitedCaller } from '../domain/rate-limited-caller';
 
 /**
  * Logs each ban once, with its end, on the instance whose request imposed it:
@@ -20,14 +20,15 @@ export class BanLog {
     this.banMs = config.banSeconds * 1000;
   }
 
-  note(caller: KeyCaller, banSubject: string, decision: RateLimitDecision): void {
+  note(caller: RateLimitedCaller, banSubject: string, decision: RateLimitDecision): void {
     const until = decision.binding.resetAtMs;
     if (!decision.banned || until - decision.atMs < this.banMs || this.told.get(banSubject) === until) return;
     this.told.set(banSubject, until);
     const route = banSubject.includes('@') ? banSubject.slice(banSubject.indexOf('@') + 1) : undefined;
+    const keyId = caller.key?.id;
     this.logger.warn(
-      { keyId: caller.keyId, accountId: caller.accountId, plan: caller.plan, ...(route && { route }), banUntil: new Date(until).toISOString(), banSeconds: this.banMs / 1000 },
-      `API key ${caller.keyId} banned until ${new Date(until).toISOString()} for sending while rate limited`,
+      { keyId, accountId: caller.key?.accountId, plan: caller.plan, ...(route && { route }), banUntil: new Date(until).toISOString(), banSeconds: this.banMs / 1000 },
+      `API key ${keyId} banned until ${new Date(until).toISOString()} for sending while rate limited`,
     );
   }
 }

@@ -116,4 +116,12 @@ export abstract class RateLimitStore {
     nowMs: number,
     banSubject?: string,
   ): Promise<RateLimitDecision>;
+
+  /**
+   * Takes back a request of `key` that an accepted `consume` counted
+   * (`counted`, its decision) and that was refused after it: one less in each
+   * window it was counted in, while that window is still the one it was
+   * counted in. Rejections, bans and episodes are left as they are.
+   */
+  abstract refund(key: string, windows: readonly WindowSpec[], counted: RateLimitDecision, nowMs: number): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { DAY, MINUTE, planWindows as windows, T0 } from '../../../test/support/rate-limit-fixtures';
 import type { BanPolicy, RateLimitDecision, WindowSpec } from './rate-limit-store';
-import { consumeRequest, consumeSharedRequest, forgetAtMs, peekRequest, peekSharedRequest, secondsUntil, type StoredKeyState } from './rate-limit-windows';
+import { consumeRequest, consumeSharedRequest, forgetAtMs, peekRequest, peekSharedRequest, refundedDecision, refundRequest, secondsUntil, type StoredKeyState } from './rate-limit-windows';
 
 /** One key driven by a fake clock: `now` is moved by hand. */
 class FakeKey {
@@ -314,5 +314,36 @@ describe('peekRequest', () => {
     expect(peekSharedRequest(quota, ban, specs, T0)).toMatchObject({ allowed: false, banned: true });
     expect(peekSharedRequest(quota, undefined, specs, T0)).toMatchObject({ allowed: false, banned: false, retryAfterSeconds: 60 });
     expect(peekSharedRequest(quota, undefined, specs, T0 + MINUTE)).toMatchObject({ allowed: true, binding: { remaining: 1 } });
+  });
+});
+
+describe('refundRequest', () => {
+  it('takes a counted request back from every window it counted in, and tells it as the next peek reads', () => {
+    const specs: WindowSpec[] = [...windows(3, 100), { name: 'answers', limit: 30, durationMs: MINUTE, use: 'check' }];
+    const key = new FakeKey(specs);
+    key.send();
+    const counted = key.send();
+    key.state = refundRequest(key.state, specs, counted, key.now);
+    expect(key.state?.windows).toMatchObject({ minute: { count: 1 }, day: { count: 1 }, answers: { count: 0 } });
+    expect(refundedDecision(counted, specs)).toEqual({ ...key.peek(), windows: key.peek().windows.map((window, i) => (i === 2 ? counted.windows[2] : window)) });
+  });
+
+  it('leaves a window that ended since alone, and the rejections, the ban and the episode as they are', () => {
+    const key = new FakeKey(windows(1, 100), { banAfterRejections: 5, banMs: 900_000 });
+    const counted = key.send();
+    key.now += 2_000;
+    key.send();
+    const before = key.state;
+    key.now = T0 + MINUTE;
+    key.send();
+    key.state = refundRequest(key.state, windows(1, 100), counted, key.now);
+    expect(key.state?.windows).toMatchObject({ minute: { count: 1, resetAtMs: T0 + 2 * MINUTE }, day: { count: 1 } });
+    expect(before?.windows.minute).toMatchObject({ rejected: 1 });
+    expect(key.state?.refusedSinceMs).toBe(0);
+  });
+
+  it('changes nothing for a key never counted', () => {
+    const counted = new FakeKey(windows(1, 100)).send();
+    expect(refundRequest(undefined, windows(1, 100), counted, T0)).toBeUndefined();
   });
 });

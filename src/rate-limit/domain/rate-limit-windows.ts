@@ -1,4 +1,4 @@
-import type { BanPolicy, RateLimitDecision, WindowName, WindowReport, WindowSpec } from './rate-limit-store';
+import type { BanPolicy, RateLimitDecision, WindowName, WindowReport, WindowSpec, WindowState } from './rate-limit-store';
 
 /** One window of a key's stored state. */
 export interface StoredWindow {
@@ -171,6 +171,39 @@ export function peekSharedRequest(
   return peekRequest(mergeRecords(quota, ban, specs), specs, nowMs);
 }
 
+/**
+ * The state once a request `consumeRequest` counted (its decision `counted`)
+ * is taken back: one less in each window it was counted in and that has not
+ * ended since (the same reset). The very object passed in when no window
+ * changed. Rejections, the ban and the episode stay as they are.
+ */
+export function refundRequest(
+  stored: StoredKeyState | undefined,
+  specs: readonly WindowSpec[],
+  counted: RateLimitDecision,
+  nowMs: number,
+): StoredKeyState | undefined {
+  if (!stored) return stored;
+  const windows: Partial<Record<WindowName, StoredWindow>> = { ...stored.windows };
+  let changed = false;
+  for (let i = 0; i < specs.length; i++) {
+    const window = stored.windows[specs[i].name];
+    if (!isCounted(specs[i]) || !window || window.count === 0 || nowMs >= window.resetAtMs || window.resetAtMs !== counted.windows[i]?.resetAtMs) continue;
+    windows[specs[i].name] = { ...window, count: window.count - 1 };
+    changed = true;
+  }
+  return changed ? { ...stored, windows } : stored;
+}
+
+/**
+ * What a request refused after it was counted is told: its counted decision
+ * with the request taken back, one more left in each window it was counted in.
+ */
+export function refundedDecision(counted: RateLimitDecision, specs: readonly WindowSpec[]): RateLimitDecision {
+  const windows = counted.windows.map((window, i) => (isCounted(specs[i]) ? { ...window, remaining: Math.min(window.limit, window.remaining + 1) } : window));
+  return { ...counted, binding: bindingOf(windows), windows };
+}
+
 /** Whether a window refuses the request: full, and one the request is counted in or judged against. */
 function isFull(window: LiveWindow, spec: WindowSpec): boolean {
   return spec.use !== 'report' && window.count >= spec.limit;
@@ -229,15 +262,22 @@ function describeWindows(
   now: number,
 ): Pick<RateLimitDecision, 'binding' | 'windows' | 'atMs'> {
   const windows: WindowReport[] = [];
-  let best = 0;
   for (let i = 0; i < specs.length; i++) {
     const { name, limit, durationMs } = specs[i];
     windows.push({ name, limit, durationMs, remaining: Math.max(0, limit - live[i].count), resetAtMs: live[i].resetAtMs });
+  }
+  return { binding: bindingOf(windows), windows, atMs: now };
+}
+
+/** The window that binds first: the fewest requests left; on a tie, the one that resets later. */
+function bindingOf(windows: readonly WindowReport[]): WindowState {
+  let best = 0;
+  for (let i = 1; i < windows.length; i++) {
     const [window, bound] = [windows[i], windows[best]];
     if (window.remaining < bound.remaining || (window.remaining === bound.remaining && window.resetAtMs > bound.resetAtMs)) best = i;
   }
   const { name, limit, remaining, resetAtMs } = windows[best];
-  return { binding: { name, limit, remaining, resetAtMs }, windows, atMs: now };
+  return { name, limit, remaining, resetAtMs };
 }
 
 /** The new state: the request's windows as judged, and the key's other windows (a route's own bucket) as they were. */

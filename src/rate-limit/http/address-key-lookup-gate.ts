@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AnonymousCaller } from '../../callers/caller';
 import { KeyLookupGate } from '../../http/key-lookup-gate';
 import { planWindowsOf, RateLimiter } from '../application/rate-limiter';
-import { trackerOf } from './rate-limited-caller';
+import { rateLimitedCallerOf } from './rate-limited-caller';
 
 /** Failed keys count in their address's keyless windows; while those have no room, no unverified key from it is looked up. */
 @Injectable()
@@ -12,6 +12,6 @@ export class AddressKeyLookupGate extends KeyLookupGate {
   }
 
   async admits(address: AnonymousCaller): Promise<boolean> {
-    return (await this.limiter.peek(trackerOf(address), planWindowsOf(address.limits))).allowed;
+    return (await this.limiter.peek(rateLimitedCallerOf(address).tracker, planWindowsOf(address.limits))).allowed;
   }
 }

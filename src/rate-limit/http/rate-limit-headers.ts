@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { RateLimitDecision } from '../domain/rate-limit-store';
+import type { Verdict } from '../application/rate-limiter';
+import type { RateLimitDecision } from '../domain/rate-limit-store';
 import { secondsUntil } from '../domain/rate-limit-windows';
 import { policyNameOf } from './route-bucket';
 
@@ -17,22 +18,19 @@ export interface PolicyItem {
  * The one place that writes the rate-limit headers: the specification's
  * `X-RateLimit-*` for the binding window, and the IETF httpapi
  * `RateLimit-Policy` and `RateLimit` structured fields for every window, and
- * any `extraPolicies` after them. `Retry-After` only on a refusal: a peek that
- * refuses nothing may judge a full quota.
+ * the cap of places in flight it was judged against, after them. `Retry-After`
+ * only on a refusal: a peek that refuses nothing may judge a full quota.
  */
-export function writeRateLimitHeaders(
-  reply: FastifyReply,
-  decision: RateLimitDecision,
-  refused = !decision.allowed,
-  extraPolicies: readonly PolicyItem[] = [],
-): void {
+export function writeRateLimitHeaders(reply: FastifyReply, { decision, refusal }: Verdict, cap?: number): void {
   const { binding } = decision;
   reply.header('X-RateLimit-Limit', binding.limit);
   reply.header('X-RateLimit-Remaining', Math.max(0, binding.remaining));
   reply.header('X-RateLimit-Reset', Math.ceil(binding.resetAtMs / 1000));
-  reply.header('RateLimit-Policy', serializeList([...windowPolicies(decision), ...extraPolicies]));
+  const policies = windowPolicies(decision);
+  if (cap !== undefined) policies.push(concurrencyPolicy(cap));
+  reply.header('RateLimit-Policy', serializeList(policies));
   reply.header('RateLimit', rateLimitField(decision));
-  if (refused) reply.header('Retry-After', decision.retryAfterSeconds);
+  if (refusal) reply.header('Retry-After', refusal.retryAfterSeconds);
 }
 
 /** Each window as a policy, `"minute";q=60;w=60`: its quota `q` and its length `w` in seconds. */
@@ -47,8 +45,14 @@ function windowPolicies({ windows }: RateLimitDecision): PolicyItem[] {
 }
 
 /** The concurrency cap's item of `RateLimit-Policy`: `"concurrency";q=20;qu="concurrent-requests"` (the draft's quota unit). */
-export function concurrencyPolicyItem(cap: number): string {
-  return `"concurrency";q=${cap};qu="concurrent-requests"`;
+function concurrencyPolicy(cap: number): PolicyItem {
+  return {
+    name: 'concurrency',
+    params: [
+      ['q', cap],
+      ['qu', 'concurrent-requests'],
+    ],
+  };
 }
 
 /**

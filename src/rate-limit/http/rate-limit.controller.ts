@@ -7,7 +7,8 @@ import { CurrentCaller } from '../../http/request-context';
 import { planWindowsOf, RateLimiter } from '../application/rate-limiter';
 import { RateLimitStatusDto } from './dto/rate-limit-status.dto';
 import { OwnBan } from './own-ban.decorator';
-import { banSubjectOf, trackerOf } from './rate-limited-caller';
+import { banSubjectOf } from '../domain/rate-limited-caller';
+import { rateLimitedCallerOf } from './rate-limited-caller';
 
 /** How often an account may ask for its quota: enough to poll every two seconds, too little to flood. */
 export const RATE_LIMIT_STATUS_PER_MINUTE = 30;
@@ -37,10 +38,10 @@ export class RateLimitController {
   })
   @ApiStandardResponses({ success: { status: 200, description: "The caller's quota as it stands", type: RateLimitStatusDto } })
   async getRateLimit(@CurrentCaller() caller: KeyCaller): Promise<RateLimitStatusDto> {
-    const tracker = trackerOf(caller);
-    const windows = planWindowsOf(caller.limits);
+    const limited = rateLimitedCallerOf(caller);
+    const windows = planWindowsOf(limited.limits);
     // The account's windows as they stand, apart from the key's ban, which would report every window as spent.
-    const [quota, withBan] = await Promise.all([this.limiter.peek(tracker, windows), this.limiter.peek(tracker, windows, banSubjectOf(caller))]);
+    const [quota, withBan] = await Promise.all([this.limiter.peek(limited.tracker, windows), this.limiter.peek(limited.tracker, windows, banSubjectOf(limited))]);
     return {
       plan: caller.plan,
       account: { id: caller.accountId },

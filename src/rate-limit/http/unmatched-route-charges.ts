@@ -4,10 +4,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CallerLookup } from '../../http/caller-lookup';
 import { isApiPath } from '../../http/private-answers';
 import { OpsMetrics } from '../../ops/metrics';
-import { planWindowsOf, RateLimiter } from '../application/rate-limiter';
-import { rejectionOf } from './plan-throttler.guard';
+import { RateLimiter } from '../application/rate-limiter';
 import { writeRateLimitHeaders } from './rate-limit-headers';
-import { banSubjectOf, trackerOf } from './rate-limited-caller';
+import { rateLimitedCallerOf } from './rate-limited-caller';
 
 /**
  * A /v1 request that reaches Fastify's not-found handler instead of a route
@@ -33,11 +32,10 @@ export class UnmatchedRouteCharges implements OnModuleInit {
   private async charge(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (!request.is404 || !isApiPath(request.url)) return;
     const caller = await this.callers.find(request);
-    const decision = await this.limiter.consume(trackerOf(caller), planWindowsOf(caller.limits), banSubjectOf(caller));
-    writeRateLimitHeaders(reply, decision);
-    if (decision.allowed) return;
-    const rejection = rejectionOf(decision);
-    this.metrics.countRejection(rejection.code);
-    throw rejection;
+    const verdict = await this.limiter.admit({ caller: rateLimitedCallerOf(caller) });
+    writeRateLimitHeaders(reply, verdict);
+    if (!verdict.refusal) return;
+    this.metrics.countRejection(verdict.refusal.code);
+    throw verdict.refusal;
   }
 }

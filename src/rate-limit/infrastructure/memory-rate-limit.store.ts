@@ -1,5 +1,5 @@
 import { ADDRESS_TRACKER_PREFIX, type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowSpec } from '../domain/rate-limit-store';
-import { consumeRequest, consumeSharedRequest, forgetAtMs, peekRequest, peekSharedRequest, type StoredKeyState } from '../domain/rate-limit-windows';
+import { consumeRequest, consumeSharedRequest, forgetAtMs, peekRequest, peekSharedRequest, refundRequest, type StoredKeyState } from '../domain/rate-limit-windows';
 
 export interface MemoryRateLimitStoreOptions {
   /** Most keyed records (accounts' counters, keys' rejections and bans) kept; past it, forgotten ones go first, then the least recently counted. */
@@ -112,6 +112,13 @@ export class MemoryRateLimitStore extends RateLimitStore {
     const stored = records.read(key, nowMs);
     if (banSubject === undefined) return peekRequest(stored, windows, nowMs);
     return peekSharedRequest(stored, records.read(banKeyOf(key, banSubject), nowMs), windows, nowMs);
+  }
+
+  async refund(key: string, windows: readonly WindowSpec[], counted: RateLimitDecision, nowMs: number): Promise<void> {
+    const records = this.recordsOf(key);
+    const stored = records.read(key, nowMs);
+    const refunded = refundRequest(stored, windows, counted, nowMs);
+    if (refunded && refunded !== stored) records.write(key, refunded);
   }
 
   async close(): Promise<void> {

@@ -173,3 +173,20 @@ if accepted_again_at == 0 then
 end
 return reply(0, seconds_until(accepted_again_at))
 `;
+
+/**
+ * `refundRequest` in Lua. KEYS[1] the hash holding the counts; ARGV nowMs,
+ * then name and the counted request's resetAtMs for each window it was
+ * counted in. One less in each such window that has not ended since.
+ */
+export const REFUND_SCRIPT = `
+local now = tonumber(ARGV[1])
+for i = 2, #ARGV, 2 do
+  local name = ARGV[i]
+  local stored = redis.call('HMGET', KEYS[1], name .. ':count', name .. ':reset')
+  local count, reset = tonumber(stored[1]) or 0, tonumber(stored[2])
+  if reset and reset == tonumber(ARGV[i + 1]) and now < reset and count > 0 then
+    redis.call('HSET', KEYS[1], name .. ':count', count - 1)
+  end
+end
+`;

@@ -1,7 +1,7 @@
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { type BanPolicy, type RateLimitDecision, RateLimitStore, type WindowReport, type WindowSpec, type WindowUse } from '../domain/rate-limit-store';
 import { MemoryRateLimitStore } from './memory-rate-limit.store';
-import { CONSUME_SCRIPT, PEEK_SCRIPT } from './redis-rate-limit.script';
+import { CONSUME_SCRIPT, PEEK_SCRIPT, REFUND_SCRIPT } from './redis-rate-limit.script';
 
 /** What the store says about Redis going away and coming back; Nest's `Logger` fits. */
 export interface RateLimitLogger {
@@ -35,6 +35,7 @@ type RateLimitRedis = (Redis | Cluster) & {
   consumeSharedRateLimit(key: string, banKey: string, ...args: (string | number)[]): Promise<ConsumeReply>;
   peekRateLimit(key: string, ...args: (string | number)[]): Promise<ConsumeReply>;
   peekSharedRateLimit(key: string, banKey: string, ...args: (string | number)[]): Promise<ConsumeReply>;
+  refundRateLimit(key: string, ...args: (string | number)[]): Promise<unknown>;
 };
 
 /** The script commands of each store operation: for one hash, and for an account's hash with a key's ban hash. */
@@ -86,6 +87,7 @@ export class RedisRateLimitStore extends RateLimitStore {
       this.redis.defineCommand(COMMANDS[operation].single, { numberOfKeys: 1, lua });
       this.redis.defineCommand(COMMANDS[operation].shared, { numberOfKeys: 2, lua });
     }
+    this.redis.defineCommand('refundRateLimit', { numberOfKeys: 1, lua: REFUND_SCRIPT });
     this.nodesOpen = !(this.redis instanceof Cluster);
     if (this.redis instanceof Cluster) {
       const cluster = this.redis;
@@ -115,6 +117,22 @@ export class RedisRateLimitStore extends RateLimitStore {
 
   peek(key: string, windows: readonly WindowSpec[], policy: BanPolicy, nowMs: number, banSubject?: string): Promise<RateLimitDecision> {
     return this.run('peek', key, windows, policy, nowMs, banSubject);
+  }
+
+  /** Where the request was counted, Redis or this instance's memory; a window that does not match its count is left alone. */
+  async refund(key: string, windows: readonly WindowSpec[], counted: RateLimitDecision, nowMs: number): Promise<void> {
+    if (this.isUsable()) {
+      const args = windows.flatMap((window, i) => ((window.use ?? 'count') === 'count' ? [window.name, counted.windows[i].resetAtMs] : []));
+      try {
+        await this.redis.refundRateLimit(redisKey(this.keyPrefix, key), Math.floor(nowMs), ...args);
+        this.markUp();
+        return;
+      } catch (error) {
+        // A refund lost with Redis leaves the request counted, as an outage errs toward counting.
+        this.markDown(error as Error);
+      }
+    }
+    await this.fallback.refund(key, windows, counted, nowMs);
   }
 
   /** Readiness: rejects when Redis does not answer (requests would run degraded), or a cluster has slots no master serves. */
