@@ -6,6 +6,7 @@ import {
   createKey,
   exec,
   http,
+  type HttpAnswer,
   opsHttp,
   projectLeftovers,
   run,
@@ -160,6 +161,63 @@ describeWithDocker('the Galera compose stack on this machine', () => {
     const created = await createAcknowledged(key, 'After galera1 came back');
     for (const node of NODES) expect(await onNode(node, `SELECT name FROM pets WHERE id = ${created.id}`)).toBe('After galera1 came back');
   }, 6 * 60_000);
+
+  it('keeps every acknowledged create once on every node when galera1, the node in use, is killed under keyed creates and reads', async () => {
+    const loadKey = await createKey(['--plan', 'enterprise', '--per-minute', '100000', '--per-day', '10000000', '--name', 'galera kill']);
+    const acknowledged = new Map<string, number>();
+    const refused: string[] = [];
+    let readsServed = 0;
+    let unavailable = 0;
+    let loading = true;
+    /** Success, or 503 with Retry-After: anything else is noted as refused. */
+    const noted = <T>(answer: HttpAnswer<T> | undefined, what: string): HttpAnswer<T> | undefined => {
+      if (answer?.status === 503 && answer.headers.get('retry-after') !== null) unavailable++;
+      else if (answer === undefined || answer.status >= 300) refused.push(`${what}: ${answer?.status ?? 'no answer'}`);
+      return answer;
+    };
+    const writer = async (index: number) => {
+      for (let count = 0; loading; count++) {
+        const name = `killed-${index}-${count}`;
+        const idempotencyKey = randomUUID();
+        for (let attempt = 0; ; attempt++) {
+          const answer = noted(await http<Pet>('/v1/pets', { method: 'POST', key: loadKey, body: { name, categoryId: 2 }, headers: { 'idempotency-key': idempotencyKey } }).catch(() => undefined), `create ${name}`);
+          if (answer?.status === 201) {
+            acknowledged.set(name, answer.body.id);
+            break;
+          }
+          if (attempt === 120) throw new Error(`The create ${name} was never acknowledged`);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+    };
+    const reader = async () => {
+      while (loading) {
+        const answer = noted(await http('/v1/pets?limit=20', { key: loadKey }).catch(() => undefined), 'list');
+        if (answer?.status === 200) readsServed++;
+      }
+    };
+    const load = Promise.all([writer(0), writer(1), writer(2), reader()]);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect((await compose(['kill', '-s', 'SIGKILL', 'galera1'], 60_000)).status).toBe(0);
+      const killedAt = acknowledged.size;
+      await waitFor('the proxy to send connections to galera2', async () => ((await nodeBehindProxy()) === 'galera2' ? true : undefined), 60_000);
+      await waitFor('creates acknowledged again', async () => (acknowledged.size > killedAt + 5 ? true : undefined), 60_000);
+    } finally {
+      loading = false;
+      await load;
+    }
+    process.stdout.write(`[galera] galera1 killed under load: ${acknowledged.size} creates acknowledged, ${readsServed} reads served, ${unavailable} answers 503\n`);
+    expect(refused.slice(0, 10)).toEqual([]);
+
+    expect((await compose(['start', 'galera1'], 120_000)).status).toBe(0);
+    await allSynced(180_000);
+    for (const node of NODES) {
+      const rows = (await onNode(node, "SELECT name, id FROM pets WHERE name LIKE 'killed-%'")).split('\n').filter(Boolean);
+      const stored = rows.map((row) => row.split('\t')).sort();
+      expect({ node, stored }).toEqual({ node, stored: [...acknowledged].map(([name, id]) => [name, String(id)]).sort() });
+    }
+  }, 8 * 60_000);
 
   it('is removed by compose:down, containers, networks and volumes', async () => {
     const project = await stackProject();
