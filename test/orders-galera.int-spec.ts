@@ -1,4 +1,3 @@
-import { parseMultiHostUrl } from '../src/config/app-config';
 import { GaleraCluster, missingGaleraTools, startGaleraCluster } from './support/galera-cluster';
 import { ServiceProcess, startServiceProcess } from './support/service-process';
 import { createTestApp } from './support/test-app';
@@ -24,7 +23,7 @@ const PETS = 3;
 
   beforeAll(async () => {
     cluster = await startGaleraCluster('animal_store_orders_galera_test');
-    const setup = await createTestApp({ store: 'mysql', database: { url: cluster.databaseUrl, drop: async () => undefined } });
+    const setup = await createTestApp({ store: 'mysql', database: { url: cluster.nodeUrl(0), drop: async () => undefined } });
     try {
       secret = (await setup.createKey({ plan: 'enterprise', perMinute: 1_000_000_000, perDay: 1_000_000_000 })).secret;
       petIds = [];
@@ -32,11 +31,8 @@ const PETS = 3;
     } finally {
       await setup.close();
     }
-    const { nodes, firstNodeUrl } = parseMultiHostUrl(cluster.databaseUrl)!;
-    const first = `${nodes[0].host}:${nodes[0].port}`;
-    for (const node of nodes.slice(0, 2)) {
-      instances.push(await startServiceProcess({ DATABASE_URL: firstNodeUrl.replace(first, `${node.host}:${node.port}`) }, 60_000));
-    }
+    // Each instance straight to a node of its own, past any proxy, so that the two nodes race.
+    for (const node of [0, 1]) instances.push(await startServiceProcess({ DATABASE_URL: cluster.nodeUrl(node) }, 60_000));
   }, 300_000);
 
   afterAll(async () => {

@@ -262,7 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'Invalid configuration: DATABASE_URL: production needs MySQL; set ALLOW_SQLITE_IN_PRODUCTION=true to run on the embedded store',
     );
   }
-  if (MYSQL_URL.test(vars.DATABASE_URL)) checkDatabaseNodes(vars.DATABASE_URL);
+  if (MYSQL_URL.test(vars.DATABASE_URL)) checkOneDatabaseAddress(vars.DATABASE_URL);
   if (MYSQL_URL.test(vars.DATABASE_URL) && !/^[a-z]+:\/\/[^/]+\/[^/?#]+/.test(vars.DATABASE_URL)) {
     throw invalidConfiguration('DATABASE_URL', 'names no database; add it after the address, as in mysql://user:pass@host:3306/animal_store');
   }
@@ -318,52 +318,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
 }
 
-/** A server of a MySQL URL: the only one, or one node of a cluster listed as host:port,host:port. */
-export interface DatabaseNode {
-  readonly host: string;
-  readonly port: number;
-}
-
-/** A MySQL URL that names several nodes, split for drivers that parse a URL of one host. */
-export interface MultiHostUrl {
-  readonly nodes: readonly DatabaseNode[];
-  /** The same URL naming the first node alone. */
-  readonly firstNodeUrl: string;
-}
-
-const NODE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;
-
 /**
- * The nodes of `mysql://user:pass@db1:3306,db2:3306,db3/db`, which `new URL`
- * cannot parse (a node without a port is on 3306); undefined for a URL of one
- * host. Throws when the list is malformed, with a reason that holds no password.
+ * A URL of several hosts (`db1,db2`) is refused: the service speaks to one
+ * address, and a cluster is reached through a proxy in front of its nodes
+ * (docs/adr/0052).
  */
-export function parseMultiHostUrl(url: string): MultiHostUrl | undefined {
-  const match = /^((?:mysql|mariadb):\/\/)([^/?#]*)(.*)$/.exec(url);
-  if (!match) return undefined;
-  const [, scheme, authority, rest] = match;
-  const at = authority.lastIndexOf('@');
-  const hosts = authority.slice(at + 1).split(',');
-  if (hosts.length === 1) return undefined;
-  const nodes = hosts.map((entry, index): DatabaseNode => {
-    const node = NODE.exec(entry.trim());
-    const port = node?.[2] === undefined ? 3306 : Number(node[2]);
-    if (!node || port < 1 || port > 65535) throw new Error(`node ${index + 1} of ${hosts.length} ("${entry}") must be host or host:port with a port from 1 to 65535`);
-    return { host: node[1].replace(/^\[(.*)\]$/, '$1'), port };
-  });
-  const seen = new Set<string>();
-  for (const [index, { host, port }] of nodes.entries()) {
-    if (seen.has(`${host}:${port}`)) throw new Error(`node ${index + 1} of ${hosts.length} (${host}:${port}) is listed twice`);
-    seen.add(`${host}:${port}`);
-  }
-  return { nodes, firstNodeUrl: `${scheme}${authority.slice(0, at + 1)}${hosts[0].trim()}${rest}` };
-}
-
-function checkDatabaseNodes(databaseUrl: string): void {
-  try {
-    parseMultiHostUrl(databaseUrl);
-  } catch (error) {
-    throw invalidConfiguration('DATABASE_URL', `${(error as Error).message}, as in mysql://user:pass@db1:3306,db2:3306,db3:3306/animal_store`);
+function checkOneDatabaseAddress(databaseUrl: string): void {
+  const authority = /^[a-z]+:\/\/([^/?#]*)/.exec(databaseUrl)?.[1] ?? '';
+  if (authority.slice(authority.lastIndexOf('@') + 1).includes(',')) {
+    throw invalidConfiguration('DATABASE_URL', 'names several hosts; give one address, such as a proxy in front of a cluster\'s nodes (docs/operations.md)');
   }
 }
 

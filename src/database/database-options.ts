@@ -3,7 +3,6 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { boundedMysql2, DatabaseBounds } from './bounded-mysql2';
 import { SqliteStatementGate } from './sqlite-statement-gate';
-import { NodeFailover, nodeFailoverOf } from './failover';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 
@@ -63,7 +62,7 @@ export function createDataSourceOptions(
       },
     };
   }
-  const { url, stream } = primaryConnection(databaseUrl);
+  const url = mysqlUrl(databaseUrl);
   return {
     ...common,
     type: 'mysql',
@@ -88,7 +87,7 @@ export function createDataSourceOptions(
     // mysql2 would capture a stack trace on every query to point a driver error at its caller; TypeORM raises its own error, whose stack is the one logged.
     trace: false,
     migrations: migrationsOf('mysql'),
-    extra: { connectionLimit: 10, ...stream },
+    extra: { connectionLimit: 10 },
     ...(bounds ? { driver: boundedMysql2(bounds), connectTimeout: bounds.acquireTimeoutMs } : { connectTimeout: CONNECT_TIMEOUT_MS }),
   };
 }
@@ -109,12 +108,6 @@ export function unboundedPrimaryOf(options: DataSourceOptions): DataSourceOption
   if (options.type !== 'mysql') throw new Error('Only a MySQL DataSource has request bounds');
   const { replication, driver: _driver, connectTimeout: _connectTimeout, ...rest } = options;
   return { ...rest, url: replication?.master.url ?? options.url, connectTimeout: CONNECT_TIMEOUT_MS };
-}
-
-/** A DATABASE_URL of several nodes: TypeORM is given its first node's URL, and mysql2 a `stream` that connects each connection to the node in use. */
-function primaryConnection(databaseUrl: string): { url: string; stream?: { stream: NodeFailover['stream'] } } {
-  const nodes = nodeFailoverOf(mysqlUrl(databaseUrl));
-  return nodes ? { url: nodes.firstNodeUrl, stream: { stream: nodes.failover.stream } } : { url: mysqlUrl(databaseUrl) };
 }
 
 function mysqlUrl(databaseUrl: string): string {

@@ -7,7 +7,6 @@ import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
 import { databaseBoundsOf } from './bounded-mysql2';
 import { createDataSourceOptions } from './database-options';
 import { DatabaseReads } from './database-reads';
-import { FailoverModule } from './failover.module';
 import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
 
 /**
@@ -17,8 +16,6 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
  * writes, never starts a monitor.
  */
 @Module({
-  // Here, after ErrorsModule in the app's imports, so that Nest tries the failover's error filter before the general one.
-  imports: [FailoverModule],
   providers: [
     {
       provide: ReplicaMonitor,

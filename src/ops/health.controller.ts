@@ -30,6 +30,6 @@ export class HealthController {
     const outcomes = await this.readiness.check();
     const message = notReadyMessage(outcomes);
     if (message) throw new ServiceUnavailableError(message);
-    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name, state, shown }) => [name, shown ?? (state === 'degraded' ? 'degraded' : 'up')])) };
+    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name, state }) => [name, state === 'degraded' ? 'degraded' : 'up'])) };
   }
 }

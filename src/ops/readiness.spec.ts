@@ -22,21 +22,6 @@ describe('runReadinessChecks', () => {
     ]);
   });
 
-  it('keeps what a check that reports rather than gates resolves with, for /readyz to show', async () => {
-    const outcomes = await runReadinessChecks(
-      [
-        { name: 'database-1', check: async () => 'down' },
-        { name: 'database-2', check: async () => 'in-use' },
-      ],
-      1_000,
-    );
-    expect(outcomes).toEqual([
-      { name: 'database-1', state: 'up', shown: 'down' },
-      { name: 'database-2', state: 'up', shown: 'in-use' },
-    ]);
-    expect(notReadyMessage(outcomes)).toBeUndefined();
-  });
-
   it('reports an optional check that fails as degraded, which leaves the service ready', async () => {
     const outcomes = await runReadinessChecks(
       [

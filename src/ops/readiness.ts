@@ -6,8 +6,8 @@ export interface ReadinessCheck {
   readonly name: string;
   /** Set when the service still serves without it (a read replica): failing, it is `degraded`, and the service stays ready. */
   readonly optional?: boolean;
-  /** Resolves when the dependency answers; rejects (with any error) when it does not. A check that reports rather than gates (a database node) resolves with what `/readyz` shows for it. */
-  check(): Promise<void | string>;
+  /** Resolves when the dependency answers; rejects (with any error) when it does not. */
+  check(): Promise<void>;
 }
 
 /**
@@ -23,8 +23,6 @@ export type CheckState = 'up' | 'degraded' | 'down';
 export interface CheckOutcome {
   readonly name: string;
   readonly state: CheckState;
-  /** What `/readyz` shows instead of `up`, when the check said. */
-  readonly shown?: string;
   /** Why it is down, for the server's log only: it may name hosts or drivers. */
   readonly reason?: string;
 }
@@ -44,8 +42,8 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[], time
         timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
       });
       try {
-        const shown = await Promise.race([Promise.resolve().then(() => readiness.check()), timeout]);
-        return { name, state: 'up', ...(typeof shown === 'string' ? { shown } : {}) };
+        await Promise.race([Promise.resolve().then(() => readiness.check()), timeout]);
+        return { name, state: 'up' };
       } catch (error) {
         return { name, state: readiness.optional ? 'degraded' : 'down', reason: error instanceof Error ? error.message : String(error) };
       } finally {

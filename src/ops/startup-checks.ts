@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { resolve, sep } from 'node:path';
-import { type AppConfig, parseMultiHostUrl } from '../config/app-config';
+import { type AppConfig } from '../config/app-config';
 
 /**
  * What the environment can do to a start (a database that refuses, a port in
@@ -23,7 +23,7 @@ interface SystemError {
 export type StartupSettings = Pick<AppConfig, 'databaseUrl' | 'host' | 'port'>;
 
 /** Errors that may pass once the database has started: the server tries again before it gives up. */
-const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN', 'PROTOCOL_CONNECTION_LOST', 'DATABASE_NODES_UNAVAILABLE']);
+const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN', 'PROTOCOL_CONNECTION_LOST']);
 
 const SQLITE_OPEN_CODES = new Set(['ENOENT', 'EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_PERM']);
 
@@ -42,10 +42,10 @@ export function isTransientDatabaseFailure(error: unknown): boolean {
   return code !== undefined && TRANSIENT.has(code);
 }
 
-/** The server, database and user a MySQL URL names (its first node, for a cluster), never its password. */
+/** The server, database and user a MySQL URL names, never its password. */
 function mysqlTarget(databaseUrl: string, error: SystemError): { address: string; database: string; user: string } {
-  const url = new URL(parseMultiHostUrl(databaseUrl)?.firstNodeUrl ?? databaseUrl);
-  // A refused connection names the very address tried, which for a cluster may be any node.
+  const url = new URL(databaseUrl);
+  // A refused connection names the very address tried.
   const address = typeof error.address === 'string' && error.port ? `${error.address}:${error.port}` : `${url.hostname}:${url.port || 3306}`;
   return { address, database: decodeURIComponent(url.pathname.slice(1)), user: decodeURIComponent(url.username) };
 }
@@ -100,8 +100,6 @@ export function describeDatabaseFailure(error: unknown, databaseUrl: string): st
       return `DATABASE_URL: ${address} refused the login of user "${user}" to database "${database}" (${code}); correct the user and password in DATABASE_URL, or grant the user that database`;
     case 'ER_CON_COUNT_ERROR':
       return `DATABASE_URL: ${address} has too many connections; raise its max_connections or stop other clients`;
-    case 'DATABASE_NODES_UNAVAILABLE':
-      return `DATABASE_URL: none of its nodes can take statements; start them, or correct the nodes in DATABASE_URL`;
     default:
       return undefined;
   }

@@ -56,13 +56,42 @@ describeWithCompose('docker-compose.galera.yml over docker-compose.yml', () => {
     for (const replaced of ['mariadb', 'mariadb-replica']) expect(services.get(replaced)).toMatch(/^    deploy:\n      replicas: 0$/m);
   });
 
-  it('points both app replicas at all three nodes, with no asynchronous replica, once the three are healthy', () => {
+  it('points both app replicas at HAProxy alone, with no asynchronous replica, once the proxy has started', () => {
     for (const app of ['app1', 'app2']) {
       const service = services.get(app)!;
-      expect(service).toMatch(/^      DATABASE_URL: mysql:\/\/animal:animal@galera1:3306,galera2:3306,galera3:3306\/animal_store$/m);
+      expect(service).toMatch(/^      DATABASE_URL: mysql:\/\/animal:animal@galera-proxy:3306\/animal_store$/m);
       expect(service).toMatch(/^      DATABASE_REPLICA_URLS: null$/m);
-      for (const node of NODES) expect(service).toMatch(new RegExp(`^      ${node}:\\n        condition: service_healthy$`, 'm'));
+      expect(service).toMatch(/^      galera-proxy:\n        condition: service_started$/m);
     }
+  });
+
+  it('starts HAProxy built from deploy/galera-proxy in front of the three nodes once they are healthy', () => {
+    const proxy = services.get('galera-proxy')!;
+    expect(proxy).toMatch(/^    build:\n      context: .*\/deploy\/galera-proxy$/m);
+    for (const [index, node] of NODES.entries()) {
+      expect(proxy).toMatch(new RegExp(`^      GALERA_NODE_${index + 1}: ${node}:3306$`, 'm'));
+      expect(proxy).toMatch(new RegExp(`^      ${node}:\\n        condition: service_healthy$`, 'm'));
+    }
+  });
+
+  it('sends every connection to galera1, else to the first Synced backup, checked each second, and closes a lost node\'s connections', () => {
+    const config = readFileSync(join(ROOT, 'deploy/galera-proxy/haproxy.cfg'), 'utf8');
+    const servers = [...config.matchAll(/^\s*server (\S+) "\$\{(\S+)\}" (.*)$/gm)].map(([, name, address, options]) => ({ name, address, options }));
+    expect(servers).toEqual([
+      { name: 'galera1', address: 'GALERA_NODE_1', options: 'check' },
+      { name: 'galera2', address: 'GALERA_NODE_2', options: 'check backup' },
+      { name: 'galera3', address: 'GALERA_NODE_3', options: 'check backup' },
+    ]);
+    expect(config).toMatch(/^\s*default-server inter 1s fall 2 rise 2 on-marked-down shutdown-sessions on-marked-up shutdown-backup-sessions /m);
+    for (const line of ['external-check', 'insecure-fork-wanted', 'option external-check', 'external-check command "${GALERA_NODE_CHECK}"']) {
+      expect(config.split('\n').map((text) => text.trim())).toContain(line);
+    }
+    // The check passes on a Synced (4), ready node only, never waiting for the cluster.
+    const check = readFileSync(join(ROOT, 'deploy/galera-proxy/galera-node-check.sh'), 'utf8');
+    expect(check).toMatch(/WSREP_LOCAL_STATE'/);
+    expect(check).toMatch(/WSREP_READY'/);
+    expect(check).toMatch(/wsrep_sync_wait = 0/);
+    expect(check).toContain(`[ "$state" = "$(printf '4\\tON')" ]`);
   });
 
   it('bootstraps from galera1 alone, and joins the others to it once it is healthy', () => {
@@ -84,12 +113,13 @@ describeWithCompose('docker-compose.galera.yml over docker-compose.yml', () => {
       expect(optionFile(`deploy/galera/${node}.cnf`).get('galera')?.get('wsrep_node_name')).toBe(node);
     }
     const cluster = optionFile('deploy/galera/cluster.cnf').get('galera')!;
-    expect(Object.fromEntries(['wsrep_on', 'wsrep_cluster_address', 'wsrep_sst_method', 'binlog_format', 'innodb_autoinc_lock_mode'].map((name) => [name, cluster.get(name)]))).toEqual({
+    expect(Object.fromEntries(['wsrep_on', 'wsrep_cluster_address', 'wsrep_sst_method', 'binlog_format', 'innodb_autoinc_lock_mode', 'wsrep_sync_wait'].map((name) => [name, cluster.get(name)]))).toEqual({
       wsrep_on: 'ON',
       wsrep_cluster_address: `gcomm://${NODES.join(',')}`,
       wsrep_sst_method: 'mariabackup',
       binlog_format: 'ROW',
       innodb_autoinc_lock_mode: '2',
+      wsrep_sync_wait: '1',
     });
   });
 

@@ -21,8 +21,10 @@ export function missingGaleraTools(): string[] {
 /** A MariaDB Galera cluster on loopback, in processes and folders the spec owns. */
 export interface GaleraCluster {
   readonly size: number;
-  /** `mysql://root@127.0.0.1:P1,127.0.0.1:P2,.../<database>`: every node, in order. */
-  readonly databaseUrl: string;
+  /** `127.0.0.1:P` of each node's client port, in order. */
+  readonly addresses: readonly string[];
+  /** `mysql://root@127.0.0.1:P/<database>` of one node (0-based). */
+  nodeUrl(node: number): string;
   /** Runs SQL on one node (0-based), in the cluster's database, after the node has applied every write the cluster committed. */
   query<T = Record<string, unknown>>(node: number, sql: string, parameters?: unknown[]): Promise<T[]>;
   /** SIGKILL to one node's server, by its pid, as a crash. */
@@ -93,6 +95,8 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
         'innodb_buffer_pool_size=32M',
         'binlog_format=ROW',
         'innodb_autoinc_lock_mode=2',
+        // As deploy/galera/cluster.cnf: a read waits until the node has applied every write the cluster committed before it.
+        'wsrep_sync_wait=1',
         'wsrep_on=ON',
         `wsrep_provider=${GALERA_PROVIDER}`,
         `wsrep_cluster_address=${clusterAddress}`,
@@ -101,6 +105,8 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
         // A crashed member is suspected sooner than by Galera's defaults, so the survivors carry on within the spec's bounds.
         `wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:${own.group};ist.recv_addr=127.0.0.1:${own.ist};gcache.size=64M;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S"`,
         `wsrep_sst_receive_address=127.0.0.1:${own.sst}`,
+        // As deploy/galera's node files: a donor the proxy is least likely to be using, the last nodes first, else any.
+        `wsrep_sst_donor=${ports.map((_, other) => `node-${other + 1}`).filter((_, other) => other !== index).reverse().join(',')},`,
         'wsrep_sst_method=mariabackup',
         'wsrep_sst_auth=root:',
         '',
@@ -164,7 +170,11 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
     await start(nodes[0], true);
     // One joiner at a time, each served by a donor that is Synced.
     for (const node of nodes.slice(1)) await start(node, false);
-    await onNode(nodes[0].port, (connection) => connection.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`));
+    await onNode(nodes[0].port, async (connection) => {
+      await connection.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+      // The account of HAProxy's node check, as deploy/galera/cluster-init.sql creates it.
+      await connection.query("CREATE USER 'galera_check'@'127.0.0.1' WITH MAX_USER_CONNECTIONS 10");
+    });
   } catch (error) {
     await stop();
     throw error;
@@ -172,7 +182,8 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
 
   return {
     size,
-    databaseUrl: `mysql://root@${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}/${database}`,
+    addresses: nodes.map((node) => `127.0.0.1:${node.port}`),
+    nodeUrl: (index) => `mysql://root@127.0.0.1:${nodes[index].port}/${database}`,
     query: <T>(index: number, sql: string, parameters: unknown[] = []) =>
       onNode(
         nodes[index].port,
