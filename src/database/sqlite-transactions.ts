@@ -6,6 +6,9 @@ import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { describeFailure } from './driver-errors';
 import { SqliteStatementGate } from './sqlite-statement-gate';
 
+/** The key, in a transaction's nestjs-cls context, of its SQLite unit. */
+const UNIT = Symbol('sqlite-unit');
+
 /** One transaction on SQLite's one connection, begun by its first statement, so nothing is held while its work does anything else. */
 class SqliteUnit {
   private began?: Promise<void>;
@@ -14,7 +17,7 @@ class SqliteUnit {
 
   constructor(
     private readonly runner: QueryRunner,
-    private readonly gate: SqliteStatementGate,
+    readonly gate: SqliteStatementGate,
     private readonly unitInProgress: () => SqliteUnit | undefined,
     private readonly logger: Logger,
   ) {}
@@ -73,14 +76,13 @@ class SqliteUnit {
  */
 export function sqliteTransactions(dataSource: DataSource, gate: SqliteStatementGate): TransactionalAdapterOptions<EntityManager, TypeOrmTransactionOptions> {
   const cls = ClsServiceManager.getClsService();
-  // The key, in a transaction's nestjs-cls context, of its unit: one per DataSource, whose gate knows only its own units.
-  const UNIT = Symbol('sqlite-unit');
   const runner = dataSource.createQueryRunner();
   const manager = runner.manager;
   const logger = new Logger('Database');
   const unitInProgress = (): SqliteUnit | undefined => {
     const unit = cls.isActive() ? cls.get<SqliteUnit | undefined>(UNIT) : undefined;
-    return unit?.ended ? undefined : unit;
+    // A unit on another DataSource (another file) is no business of this one's gate.
+    return unit?.gate === gate && !unit.ended ? unit : undefined;
   };
   gate.beginUnitsWith(unitInProgress);
   return {
@@ -102,4 +104,18 @@ export function sqliteTransactions(dataSource: DataSource, gate: SqliteStatement
     },
     getFallbackInstance: () => dataSource.manager,
   };
+}
+
+/**
+ * Runs `work` as code of no SQLite unit: its statements neither begin the unit
+ * in progress nor join it. Only before the unit's first statement: once it
+ * holds the connection, they would wait for it to end.
+ */
+export function outsideTheUnit<T>(work: () => Promise<T>): Promise<T> {
+  const cls = ClsServiceManager.getClsService();
+  if (!cls.isActive()) return work();
+  return cls.run({ ifNested: 'inherit' }, () => {
+    cls.set(UNIT, undefined);
+    return work();
+  });
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isDuplicateKey } from '../../database/driver-errors';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { outsideTheUnit } from '../../database/sqlite-transactions';
 import { execute, query } from '../../database/statements';
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
 import { BY_SCOPE, findRecord, forgetRecordIfExpired } from './idempotency-records.sql';
@@ -15,8 +16,6 @@ interface HeldClaim {
 }
 
 const SQL = {
-  /** Changes nothing, but takes SQLite's write lock for the transaction it runs in. */
-  takeWriteLock: 'UPDATE idempotency_records SET expires_at = expires_at WHERE 0',
   exists: `SELECT 1 AS found FROM idempotency_records ${BY_SCOPE}`,
   insert:
     'INSERT INTO idempotency_records (api_key_id, idempotency_key, operation, fingerprint, status_code, response_body, response_location, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -52,9 +51,8 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
     this.claims.set(id, { token, operation, fingerprint, expiresAt });
     let free = false;
     try {
-      // As BEGIN IMMEDIATE would, which TypeORM never sends: a transaction that reads first cannot write once another process has written (SQLITE_BUSY_SNAPSHOT).
-      await execute(this.txHost.tx, SQL.takeWriteLock, []);
-      free = (await query(this.txHost.tx, SQL.exists, [scope.apiKeyId, scope.key])).length === 0;
+      // Outside the unit: a transaction begun by a read cannot take the write lock once another process has written (SQLITE_BUSY_SNAPSHOT).
+      free = (await outsideTheUnit(() => query(this.txHost.tx, SQL.exists, [scope.apiKeyId, scope.key]))).length === 0;
       return free;
     } finally {
       if (!free) this.claims.delete(id);
