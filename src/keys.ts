@@ -5,7 +5,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { Clock } from './config/clock';
-import { TypeOrmUnitOfWork } from './database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
 import { KeyChangeChannel } from './auth/domain/key-change';
 import { UsageReports } from './usage/application/usage-reports';
 import { TypeOrmUsageStore } from './usage/infrastructure/typeorm-usage.store';
@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
   const app = await NestFactory.createApplicationContext(KeysCliModule.forRoot(config), { logger: ['error'], abortOnError: false, bufferLogs: true, autoFlushLogs: false });
   app.flushLogs();
   try {
-    const store = new TypeOrmUsageStore(app.get(TypeOrmUnitOfWork), config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'mysql');
+    const store = new TypeOrmUsageStore(app.get(TransactionHost), config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'mysql');
     const services = { usage: new UsageReports(store, app.get(Clock), config), changes: app.get(KeyChangeChannel) };
     await command(app.get(ApiKeysService), { line: (text) => console.log(text) }, services).catch((error: unknown) => {
       throw inCommandLineTerms(error);

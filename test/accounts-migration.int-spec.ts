@@ -1,6 +1,6 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { hasOwnAccount } from '../src/auth/domain/api-key';
-import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
+import { openTransactions, Transactions } from '../src/database/transactions';
 import { AccountOrmEntity } from '../src/auth/infrastructure/account.orm-entity';
 import { ApiKeyOrmEntity } from '../src/auth/infrastructure/api-key.orm-entity';
 import { TypeOrmApiKeyRepository } from '../src/auth/infrastructure/typeorm-api-key.repository';
@@ -18,6 +18,7 @@ const SCOPES_MIGRATION = 'ApiKeyScopes1764028800000';
 describe.each(reachableStores())('key and account migrations [%s]', (store) => {
   let database: TestDatabase;
   let dataSource: DataSource | undefined;
+  let transactions: Transactions | undefined;
 
   const open = async (options: DataSourceOptions) => {
     if (dataSource?.isInitialized) await dataSource.destroy();
@@ -40,7 +41,8 @@ describe.each(reachableStores())('key and account migrations [%s]', (store) => {
   const migrateFrom = async (migration: string) => {
     const migrated = await open(options());
     expect(await runMigrations(migrated)).toEqual(namesFrom(migration));
-    return { migrated, repository: new TypeOrmApiKeyRepository(migrated.getRepository(ApiKeyOrmEntity), new TypeOrmUnitOfWork(migrated)) };
+    transactions = await openTransactions(migrated);
+    return { migrated, repository: new TypeOrmApiKeyRepository(migrated.getRepository(ApiKeyOrmEntity), transactions.unitOfWork, transactions.txHost) };
   };
   /** Undoes `migration` and every later one, newest first. */
   const undoFrom = async (migrated: DataSource, migration: string) => {
@@ -53,6 +55,8 @@ describe.each(reachableStores())('key and account migrations [%s]', (store) => {
   });
 
   afterEach(async () => {
+    await transactions?.close();
+    transactions = undefined;
     if (dataSource?.isInitialized) await dataSource.destroy();
     await database?.drop();
   });

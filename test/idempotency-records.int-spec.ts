@@ -1,6 +1,9 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { IdempotencyKeyInUseError } from '../src/idempotency/domain/idempotency.errors';
-import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
+import { insert } from '../src/database/statements';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { openTransactions, Transactions } from '../src/database/transactions';
 import { IdempotencyClaim, IdempotencyRecordStore } from '../src/idempotency/domain/idempotency-record.store';
 import { MysqlIdempotencyRecordStore } from '../src/idempotency/infrastructure/mysql-idempotency-record.store';
 import { SqliteIdempotencyRecordStore } from '../src/idempotency/infrastructure/sqlite-idempotency-record.store';
@@ -16,8 +19,8 @@ const OPERATION = 'POST /v1/pets';
 
 const claimOf = (key: string, token = `token-${key}`): IdempotencyClaim => ({ scope: { apiKeyId: 1, key }, token, operation: OPERATION });
 
-function recordStoreOn(store: TestStore, dataSource: DataSource, unitOfWork: TypeOrmUnitOfWork): IdempotencyRecordStore {
-  return store === 'mysql' ? new MysqlIdempotencyRecordStore(unitOfWork) : new SqliteIdempotencyRecordStore(dataSource, unitOfWork);
+function recordStoreOn(store: TestStore, txHost: TransactionHost<TransactionalAdapterTypeOrm>): IdempotencyRecordStore {
+  return store === 'mysql' ? new MysqlIdempotencyRecordStore(txHost) : new SqliteIdempotencyRecordStore(txHost);
 }
 
 /** The keys stored in the table, whatever the store keeps elsewhere. */
@@ -29,24 +32,27 @@ async function storedKeys(dataSource: DataSource): Promise<string[]> {
 describe.each(reachableStores())('IdempotencyRecordStore.removeExpired [%s]', (store) => {
   let migrated: MigratedDataSource;
   let dataSource: DataSource;
-  let unitOfWork: TypeOrmUnitOfWork;
+  let transactions: Transactions;
   let records: IdempotencyRecordStore;
 
   beforeAll(async () => {
     migrated = await openMigratedDataSource(store);
     dataSource = migrated.dataSource;
-    unitOfWork = new TypeOrmUnitOfWork(dataSource);
-    records = recordStoreOn(store, dataSource, unitOfWork);
+    transactions = await openTransactions(dataSource);
+    records = recordStoreOn(store, transactions.txHost);
   });
 
-  afterAll(() => migrated?.close());
+  afterAll(async () => {
+    await transactions?.close();
+    await migrated?.close();
+  });
 
   beforeEach(() => dataSource.query('DELETE FROM idempotency_records'));
 
   /** Completed records, each kept until its expiry, as creates leave them: claimed and completed in one unit of work. */
   const completeAll = async (expiries: Record<string, number>) => {
     for (const [key, expiresAt] of Object.entries(expiries)) {
-      const completed = unitOfWork.run(async () => (await records.claim(claimOf(key), FINGERPRINT, expiresAt)) && records.complete(claimOf(key), OUTCOME));
+      const completed = transactions.unitOfWork.run(async () => (await records.claim(claimOf(key), FINGERPRINT, expiresAt)) && records.complete(claimOf(key), OUTCOME));
       await expect(completed).resolves.toBe(true);
     }
   };
@@ -76,7 +82,7 @@ describe.each(reachableStores())('IdempotencyRecordStore.removeExpired [%s]', (s
       let claimed!: () => void;
       const hasClaimed = new Promise<void>((resolve) => (claimed = resolve));
       // As a create does: its claim the first statement of its unit of work, which stays open while the create runs.
-      const create = unitOfWork.run(async () => {
+      const create = transactions.unitOfWork.run(async () => {
         await expect(records.claim(claimOf('running'), FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
         claimed();
         await released;
@@ -100,20 +106,22 @@ describe.each(reachableStores())('IdempotencyRecordStore.removeExpired [%s]', (s
 /** Claims on MySQL, where a retry on any instance meets the running request's claim as a row lock. */
 describe.each(reachableStores().filter((store) => store === 'mysql'))('MysqlIdempotencyRecordStore.claim [%s]', (store) => {
   let migrated: MigratedDataSource;
-  let first: { unitOfWork: TypeOrmUnitOfWork; records: IdempotencyRecordStore };
-  let retrying: { dataSource: DataSource; unitOfWork: TypeOrmUnitOfWork; records: IdempotencyRecordStore };
+  let first: Transactions & { records: IdempotencyRecordStore };
+  let retrying: Transactions & { dataSource: DataSource; records: IdempotencyRecordStore };
 
   beforeAll(async () => {
     migrated = await openMigratedDataSource(store);
-    const firstUnits = new TypeOrmUnitOfWork(migrated.dataSource);
-    first = { unitOfWork: firstUnits, records: recordStoreOn(store, migrated.dataSource, firstUnits) };
+    const firstTransactions = await openTransactions(migrated.dataSource);
+    first = { ...firstTransactions, records: recordStoreOn(store, firstTransactions.txHost) };
     // Another instance, as a retry on another process meets the claim.
     const dataSource = await new DataSource({ ...migrated.dataSource.options, extra: { connectionLimit: 1 } } as DataSourceOptions).initialize();
-    const units = new TypeOrmUnitOfWork(dataSource);
-    retrying = { dataSource, unitOfWork: units, records: recordStoreOn(store, dataSource, units) };
+    const transactions = await openTransactions(dataSource);
+    retrying = { ...transactions, dataSource, records: recordStoreOn(store, transactions.txHost) };
   });
 
   afterAll(async () => {
+    await first?.close();
+    await retrying?.close();
     if (retrying?.dataSource.isInitialized) await retrying.dataSource.destroy();
     await migrated?.close();
   });
@@ -172,13 +180,13 @@ describe.each(reachableStores().filter((store) => store === 'mysql'))('MysqlIdem
 /** Two processes on one SQLite file, each with its own connection, unit of work and claims. */
 describe('SqliteIdempotencyRecordStore', () => {
   let migrated: MigratedDataSource;
-  let first: { dataSource: DataSource; unitOfWork: TypeOrmUnitOfWork; records: SqliteIdempotencyRecordStore };
+  let first: Transactions & { dataSource: DataSource; records: SqliteIdempotencyRecordStore };
   let second: typeof first;
 
   const open = async (dataSource: DataSource) => {
     if (!dataSource.isInitialized) await dataSource.initialize();
-    const unitOfWork = new TypeOrmUnitOfWork(dataSource);
-    return { dataSource, unitOfWork, records: new SqliteIdempotencyRecordStore(dataSource, unitOfWork) };
+    const transactions = await openTransactions(dataSource);
+    return { ...transactions, dataSource, records: new SqliteIdempotencyRecordStore(transactions.txHost) };
   };
 
   beforeAll(async () => {
@@ -188,6 +196,8 @@ describe('SqliteIdempotencyRecordStore', () => {
   });
 
   afterAll(async () => {
+    await first?.close();
+    await second?.close();
     if (second?.dataSource.isInitialized) await second.dataSource.destroy();
     await migrated?.close();
   });
@@ -196,7 +206,7 @@ describe('SqliteIdempotencyRecordStore', () => {
   /** As a create does: the pet and its outcome in one unit; a lost claim undoes the unit. */
   const createIn = (side: typeof first, claim: IdempotencyClaim) =>
     side.unitOfWork.run(async () => {
-      await side.unitOfWork.insert('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', ['Rex', 1, 'available']);
+      await insert(side.txHost.tx, 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', ['Rex', 1, 'available']);
       if (!(await side.records.complete(claim, OUTCOME))) throw new Error('claim lost');
     });
 
@@ -221,7 +231,7 @@ describe('SqliteIdempotencyRecordStore', () => {
     await first.unitOfWork.run(async () => {
       await expect(first.records.claim(claim, FINGERPRINT, NOW + DAY_MS)).resolves.toBe(true);
       await second.dataSource.query('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', ['Written meanwhile', 1, 'available']);
-      await first.unitOfWork.insert('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', ['Rex', 1, 'available']);
+      await insert(first.txHost.tx, 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)', ['Rex', 1, 'available']);
       await expect(first.records.complete(claim, OUTCOME)).resolves.toBe(true);
     });
     expect(await petCount()).toBe(pets + 2);

@@ -1,6 +1,6 @@
+import { TransactionHost } from '@nestjs-cls/transactional';
 import { DataSource } from 'typeorm';
 import { Clock } from '../src/config/clock';
-import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
 import { DatabaseReads } from '../src/database/database-reads';
 import { Pet } from '../src/pets/domain/pet';
 import { PetPageQuery, PetRepository, ReadFreshness } from '../src/pets/domain/pet.repository';
@@ -278,7 +278,7 @@ describeOnStore('Idempotency-Key on a create still running when its retry comes'
 
   beforeAll(async () => {
     ({ testApp, api } = await appWithKey({ overrides: [{ provide: PetRepository, useValue: pets }] }));
-    pets.real = new TypeOrmPetRepository(testApp.app.get(TypeOrmUnitOfWork), testApp.app.get(DatabaseReads));
+    pets.real = new TypeOrmPetRepository(testApp.app.get(TransactionHost), testApp.app.get(DatabaseReads));
   });
   afterAll(() => testApp?.close());
 

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { primaryReads } from '../src/database/database-reads';
-import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
+import { openTransactions, Transactions } from '../src/database/transactions';
 import { Pet } from '../src/pets/domain/pet';
 import { PetOrmEntity } from '../src/pets/infrastructure/pet.orm-entity';
 import { TypeOrmPetRepository } from '../src/pets/infrastructure/typeorm-pet.repository';
@@ -10,15 +10,20 @@ import { MigratedDataSource, openMigratedDataSource } from './support/migrated-d
 (process.env.MYSQL_AVAILABLE === '1' ? describe : describe.skip)('TypeOrmPetRepository on MySQL [mysql]', () => {
   let migrated: MigratedDataSource;
   let dataSource: DataSource;
+  let transactions: Transactions;
   let repository: TypeOrmPetRepository;
 
   beforeAll(async () => {
     migrated = await openMigratedDataSource('mysql', [PetOrmEntity]);
     dataSource = migrated.dataSource;
-    repository = new TypeOrmPetRepository(new TypeOrmUnitOfWork(dataSource), primaryReads(dataSource));
+    transactions = await openTransactions(dataSource);
+    repository = new TypeOrmPetRepository(transactions.txHost, primaryReads(dataSource));
   });
 
-  afterAll(() => migrated?.close());
+  afterAll(async () => {
+    await transactions?.close();
+    await migrated?.close();
+  });
 
   beforeEach(() => dataSource.query('DELETE FROM pets'));
 

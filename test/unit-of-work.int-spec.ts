@@ -1,26 +1,33 @@
 import { DataSource } from 'typeorm';
-import { TypeOrmUnitOfWork } from '../src/database/typeorm-unit-of-work';
+import { execute } from '../src/database/statements';
+import { openTransactions, Transactions } from '../src/database/transactions';
+import { TransactionalUnitOfWork } from '../src/database/transactional-unit-of-work';
 import { MigratedDataSource, openMigratedDataSource } from './support/migrated-data-source';
 import { reachableStores } from './support/test-database';
 
 
 /** The unit of work on each store: a transaction per unit, on a pooled connection of its own (MySQL) or SQLite's one connection held alone. */
-describe.each(reachableStores())('TypeOrmUnitOfWork [%s]', (store) => {
+describe.each(reachableStores())('TransactionalUnitOfWork [%s]', (store) => {
   let migrated: MigratedDataSource;
   let dataSource: DataSource;
-  let unitOfWork: TypeOrmUnitOfWork;
+  let transactions: Transactions;
+  let unitOfWork: TransactionalUnitOfWork;
 
   beforeAll(async () => {
     migrated = await openMigratedDataSource(store);
     dataSource = migrated.dataSource;
-    unitOfWork = new TypeOrmUnitOfWork(dataSource);
+    transactions = await openTransactions(dataSource);
+    unitOfWork = transactions.unitOfWork;
   });
 
-  afterAll(() => migrated?.close());
+  afterAll(async () => {
+    await transactions?.close();
+    await migrated?.close();
+  });
 
   beforeEach(() => dataSource.query('DELETE FROM pets'));
 
-  const insertPet = async (name: string) => (await unitOfWork.manager()).query("INSERT INTO pets (name, category_id, status) VALUES (?, 1, 'available')", [name]);
+  const insertPet = (name: string) => transactions.txHost.tx.query("INSERT INTO pets (name, category_id, status) VALUES (?, 1, 'available')", [name]);
   const insertOutside = (name: string) => dataSource.query("INSERT INTO pets (name, category_id, status) VALUES (?, 1, 'available')", [name]);
   const storedNames = async (): Promise<string[]> => (await dataSource.query('SELECT name FROM pets ORDER BY id')).map((row: { name: string }) => row.name);
   /** A unit that writes `name`, then waits until released and throws, so that everything it wrote is undone. */
@@ -41,7 +48,7 @@ describe.each(reachableStores())('TypeOrmUnitOfWork [%s]', (store) => {
     await unitOfWork.run(async () => {
       await insertPet('Rex');
       await insertPet('Tom');
-      await expect(unitOfWork.execute("UPDATE pets SET status = 'sold' WHERE name IN ('Rex', 'Tom', 'Kit')", [])).resolves.toBe(2);
+      await expect(execute(transactions.txHost.tx, "UPDATE pets SET status = 'sold' WHERE name IN ('Rex', 'Tom', 'Kit')", [])).resolves.toBe(2);
     });
     await expect(dataSource.query('SELECT name, status FROM pets ORDER BY id')).resolves.toEqual([
       { name: 'Rex', status: 'sold' },
@@ -104,7 +111,7 @@ describe.each(reachableStores())('TypeOrmUnitOfWork [%s]', (store) => {
     it('refuses a SQLite DataSource whose options list no gate, rather than let statements join a unit unseen', async () => {
       const bare = await new DataSource({ ...dataSource.options, subscribers: [] }).initialize();
       try {
-        expect(() => new TypeOrmUnitOfWork(bare)).toThrow('A SQLite DataSource needs SqliteStatementGate among its subscribers');
+        await expect(openTransactions(bare)).rejects.toThrow('A SQLite DataSource needs SqliteStatementGate among its subscribers');
       } finally {
         await bare.destroy();
       }

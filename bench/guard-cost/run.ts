@@ -15,7 +15,7 @@ import { ApiKeyOrmEntity } from '../../src/auth/infrastructure/api-key.orm-entit
 import { TypeOrmApiKeyRepository } from '../../src/auth/infrastructure/typeorm-api-key.repository';
 import { loadConfig } from '../../src/config/app-config';
 import { createDataSourceOptions } from '../../src/database/database-options';
-import { TypeOrmUnitOfWork } from '../../src/database/typeorm-unit-of-work';
+import { openTransactions } from '../../src/database/transactions';
 import { runMigrations } from '../../src/database/run-migrations';
 import { SystemClock } from '../../src/config/clock';
 import { Variant, VARIANTS } from './variants';
@@ -56,9 +56,11 @@ async function prepareStore(databaseUrl: string): Promise<string> {
   const rows = Array.from({ length: 1_000 }, (_, i) => `('pet ${i}', ${i + 1}, '${['available', 'pending', 'sold'][i % 3]}')`);
   await dataSource.query(`INSERT INTO pets (name, category_id, status) VALUES ${rows.join(',')}`);
   const config = loadConfig({ APP_ENV: 'test' });
-  const repository: ApiKeyRepository = new TypeOrmApiKeyRepository(dataSource.getRepository(ApiKeyOrmEntity), new TypeOrmUnitOfWork(dataSource));
+  const transactions = await openTransactions(dataSource);
+  const repository: ApiKeyRepository = new TypeOrmApiKeyRepository(dataSource.getRepository(ApiKeyOrmEntity), transactions.unitOfWork, transactions.txHost);
   const keys = new ApiKeysService(repository, PlanTable.fromOverrides(config.rateLimitPlans), config, new SystemClock());
   const { secret } = await keys.create({ plan: 'enterprise', perMinute: 1_000_000_000, perDay: 1_000_000_000, name: 'bench' });
+  await transactions.close();
   await dataSource.destroy();
   return secret;
 }

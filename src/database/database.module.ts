@@ -5,10 +5,11 @@ import { AppConfig } from '../config/app-config';
 import { databaseBoundsOf } from './bounded-mysql2';
 import { createDataSourceOptions, unboundedPrimaryOf } from './database-options';
 import { runMigrations } from './run-migrations';
-import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
+import { TransactionalUnitOfWork } from './transactional-unit-of-work';
+import { transactionsModule } from './transactions';
 import { UnitOfWork } from './unit-of-work';
 
-/** The DataSource, migrated before the first request, and the unit of work the repositories share. */
+/** The DataSource, migrated before the first request, its transactions (TransactionHost, global) and the unit of work the repositories share. */
 @Global()
 @Module({
   imports: [
@@ -35,8 +36,9 @@ import { UnitOfWork } from './unit-of-work';
         return serving.isInitialized ? serving : serving.initialize();
       },
     }),
+    transactionsModule(),
   ],
-  providers: [TypeOrmUnitOfWork, { provide: UnitOfWork, useExisting: TypeOrmUnitOfWork }],
-  exports: [TypeOrmUnitOfWork, UnitOfWork],
+  providers: [{ provide: UnitOfWork, useClass: TransactionalUnitOfWork }],
+  exports: [UnitOfWork],
 })
 export class DatabaseModule {}

@@ -37,4 +37,19 @@ describe('SqliteStatementGate', () => {
     expect(entered).toBe(true);
     gate.release(unit);
   });
+
+  it('has the first statement of a unit that has not begun begin it, and wait until it has', async () => {
+    const gate = new SqliteStatementGate();
+    let begin!: () => void;
+    const begun = new Promise<void>((resolve) => (begin = resolve));
+    const unit = { begin: jest.fn(() => begun) };
+    gate.beginUnitsWith(() => unit);
+    let entered = false;
+    const statement = gate.beforeQuery().then(() => (entered = true));
+    await nextCheckPhase();
+    expect({ entered, begins: unit.begin.mock.calls.length }).toEqual({ entered: false, begins: 1 });
+    begin();
+    await statement;
+    expect(entered).toBe(true);
+  });
 });

@@ -7,6 +7,11 @@ export interface GateHolder {
   readonly unitInProgress: () => object | undefined;
 }
 
+/** A unit of work whose transaction begins with its first statement; `begin` resolves once it holds the connection and has begun. */
+export interface UnitToBegin {
+  begin(): Promise<void>;
+}
+
 interface Waiting {
   /** Set when a unit of work waits to hold the connection; unset for a single statement. */
   readonly holder?: GateHolder;
@@ -32,10 +37,18 @@ export class SqliteStatementGate implements EntitySubscriberInterface {
   /** Statements of no holder between their beforeQuery and afterQuery. */
   private running = 0;
   private readonly waiting: Waiting[] = [];
+  private unitToBegin: () => UnitToBegin | undefined = () => undefined;
+
+  /** How to find the unit of work of the code running now: its first statement begins its transaction, and waits for that. */
+  beginUnitsWith(unitInProgress: () => UnitToBegin | undefined): void {
+    this.unitToBegin = unitInProgress;
+  }
 
   /** TypeORM waits for the promise that comes back; the holder's own statements go on at once. */
   beforeQuery(): Promise<void> {
     if (this.isHoldersStatement()) return Promise.resolve();
+    const unit = this.unitToBegin();
+    if (unit) return unit.begin();
     if (this.holder === undefined && this.waiting.length === 0) {
       this.running++;
       return new Promise((resolve) => setImmediate(resolve));

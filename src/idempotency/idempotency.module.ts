@@ -2,7 +2,8 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { TypeOrmUnitOfWork } from '../database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { IS_PUBLIC } from '../http/public.decorator';
 import { declaredRoutes, RouteDeclarationError } from '../http/route-declarations';
 import { IdempotencySweeper } from './application/idempotency-sweeper';
@@ -21,9 +22,9 @@ import { SqliteIdempotencyRecordStore } from './infrastructure/sqlite-idempotenc
     IdempotencySweeper,
     {
       provide: IdempotencyRecordStore,
-      inject: [DataSource, TypeOrmUnitOfWork],
-      useFactory: (dataSource: DataSource, unitOfWork: TypeOrmUnitOfWork): IdempotencyRecordStore =>
-        dataSource.options.type === 'better-sqlite3' ? new SqliteIdempotencyRecordStore(dataSource, unitOfWork) : new MysqlIdempotencyRecordStore(unitOfWork),
+      inject: [DataSource, TransactionHost],
+      useFactory: (dataSource: DataSource, txHost: TransactionHost<TransactionalAdapterTypeOrm>): IdempotencyRecordStore =>
+        dataSource.options.type === 'better-sqlite3' ? new SqliteIdempotencyRecordStore(txHost) : new MysqlIdempotencyRecordStore(txHost),
     },
   ],
   exports: [IdempotencyService],

@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { TypeOrmUnitOfWork } from '../database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { UsageRecorder } from './application/usage-recorder';
 import { UsageReports } from './application/usage-reports';
 import { UsageRetention } from './application/usage-retention';
@@ -23,9 +24,9 @@ import { UsageOrmEntity } from './infrastructure/usage.orm-entity';
   providers: [
     {
       provide: UsageStore,
-      inject: [DataSource, TypeOrmUnitOfWork],
-      useFactory: (dataSource: DataSource, unitOfWork: TypeOrmUnitOfWork): UsageStore =>
-        new TypeOrmUsageStore(unitOfWork, dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql'),
+      inject: [DataSource, TransactionHost],
+      useFactory: (dataSource: DataSource, txHost: TransactionHost<TransactionalAdapterTypeOrm>): UsageStore =>
+        new TypeOrmUsageStore(txHost, dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql'),
     },
     UsageRecorder,
     UsageReports,

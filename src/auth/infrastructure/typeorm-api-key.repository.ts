@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isDuplicateKey, unavailableOr } from '../../database/driver-errors';
-import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { UnitOfWork } from '../../database/unit-of-work';
 import { Account, ownerKeyIdOf } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
 import { AccountCreatedMeanwhileError } from '../domain/api-key.errors';
@@ -16,17 +18,19 @@ const WITH_ACCOUNT = { account: true } as const;
 
 @Injectable()
 export class TypeOrmApiKeyRepository extends ApiKeyRepository {
-  /** Transactions go through the unit of work, which keeps them apart from other statements on SQLite's one connection. */
+  /** Transactions go through the unit of work, which keeps them apart from other statements on SQLite's one connection; `txHost.tx` is their EntityManager. */
   constructor(
     @InjectRepository(ApiKeyOrmEntity) private readonly rows: Repository<ApiKeyOrmEntity>,
-    private readonly unitOfWork: TypeOrmUnitOfWork,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
   ) {
     super();
   }
 
   /** In one transaction: the account found or made, and the key; a key's own account then names its key. */
   create(key: NewApiKey): Promise<ApiKey> {
-    return this.unitOfWork.transaction(async (manager) => {
+    return this.unitOfWork.run(async () => {
+      const manager = this.txHost.tx;
       const accounts = manager.getRepository(AccountOrmEntity);
       let account = key.account === undefined ? null : await findAccountRow(accounts, key.account);
       if (!account) {
@@ -96,9 +100,9 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
   }
 
   async recordLastUse(uses: ReadonlyMap<number, Date>): Promise<void> {
-    await this.unitOfWork.transaction(async (manager) => {
+    await this.unitOfWork.run(async () => {
       for (const [id, at] of uses) {
-        await manager
+        await this.txHost.tx
           .createQueryBuilder()
           .update(ApiKeyOrmEntity)
           .set({ lastUsedAt: at })

@@ -1,4 +1,5 @@
-import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { EntityManager } from 'typeorm';
+import { execute, query } from '../../database/statements';
 import { IdempotencyRecord, IdempotencyScope } from '../domain/idempotency-record.store';
 
 /** The statements both stores send to `idempotency_records`, fixed and with bound parameters (docs/adr/0006). */
@@ -16,9 +17,9 @@ interface RecordRow {
   expiresAt: number | string;
 }
 
-/** The stored record of a scope, in the unit of work in progress if there is one. */
-export async function findRecord(unitOfWork: TypeOrmUnitOfWork, { apiKeyId, key }: IdempotencyScope): Promise<IdempotencyRecord | null> {
-  const rows = await unitOfWork.query<RecordRow>(FIND, [apiKeyId, key]);
+/** The stored record of a scope, through `manager`: the unit of work's transaction if there is one (`txHost.tx`). */
+export async function findRecord(manager: EntityManager, { apiKeyId, key }: IdempotencyScope): Promise<IdempotencyRecord | null> {
+  const rows = await query<RecordRow>(manager, FIND, [apiKeyId, key]);
   if (rows.length === 0) return null;
   const [row] = rows;
   const outcome =
@@ -29,6 +30,6 @@ export async function findRecord(unitOfWork: TypeOrmUnitOfWork, { apiKeyId, key 
 }
 
 /** Deletes the stored record of a scope if it expired at `now`. */
-export async function forgetRecordIfExpired(unitOfWork: TypeOrmUnitOfWork, { apiKeyId, key }: IdempotencyScope, now: number): Promise<void> {
-  await unitOfWork.execute(FORGET_IF_EXPIRED, [apiKeyId, key, now]);
+export async function forgetRecordIfExpired(manager: EntityManager, { apiKeyId, key }: IdempotencyScope, now: number): Promise<void> {
+  await execute(manager, FORGET_IF_EXPIRED, [apiKeyId, key, now]);
 }

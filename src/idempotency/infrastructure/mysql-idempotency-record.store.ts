@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { isDuplicateKey, isLockConflict } from '../../database/driver-errors';
-import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { execute, query } from '../../database/statements';
 import { IdempotencyKeyInUseError } from '../domain/idempotency.errors';
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
 import { BY_SCOPE, findRecord, forgetRecordIfExpired } from './idempotency-records.sql';
@@ -36,13 +38,13 @@ const deleteExpired = (rows: number) =>
  */
 @Injectable()
 export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
-  constructor(private readonly unitOfWork: TypeOrmUnitOfWork) {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
     super();
   }
 
   async claim({ scope, token, operation }: IdempotencyClaim, fingerprint: string, expiresAt: number): Promise<boolean> {
     try {
-      await this.unitOfWork.execute(SQL.claim, [scope.apiKeyId, scope.key, operation, fingerprint, token, expiresAt]);
+      await execute(this.txHost.tx, SQL.claim, [scope.apiKeyId, scope.key, operation, fingerprint, token, expiresAt]);
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -52,18 +54,18 @@ export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
   }
 
   find(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
-    return findRecord(this.unitOfWork, scope);
+    return findRecord(this.txHost.tx, scope);
   }
 
   async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome): Promise<boolean> {
-    return (await this.unitOfWork.execute(SQL.complete, [outcome.status, outcome.body, outcome.location ?? null, scope.apiKeyId, scope.key, token])) === 1;
+    return (await execute(this.txHost.tx, SQL.complete, [outcome.status, outcome.body, outcome.location ?? null, scope.apiKeyId, scope.key, token])) === 1;
   }
 
   /** The claim was a row of the transaction just rolled back: nothing of it is left. */
   async release(): Promise<void> {}
 
   forgetIfExpired(scope: IdempotencyScope, now: number): Promise<void> {
-    return forgetRecordIfExpired(this.unitOfWork, scope, now);
+    return forgetRecordIfExpired(this.txHost.tx, scope, now);
   }
 
   /**
@@ -73,8 +75,8 @@ export class MysqlIdempotencyRecordStore extends IdempotencyRecordStore {
    * wait on them or deadlock with them (docs/adr/0021).
    */
   async removeExpired(now: number, limit: number): Promise<void> {
-    const expired = await this.unitOfWork.query<{ apiKeyId: number; key: string }>(SQL.expiredBatch, [now, limit]);
+    const expired = await query<{ apiKeyId: number; key: string }>(this.txHost.tx, SQL.expiredBatch, [now, limit]);
     if (expired.length === 0) return;
-    await this.unitOfWork.execute(deleteExpired(expired.length), [...expired.flatMap((row) => [row.apiKeyId, row.key]), now]);
+    await execute(this.txHost.tx, deleteExpired(expired.length), [...expired.flatMap((row) => [row.apiKeyId, row.key]), now]);
   }
 }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { isDuplicateKey } from '../../database/driver-errors';
-import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { outsideTheUnit } from '../../database/sqlite-transactions';
+import { execute, query } from '../../database/statements';
 import { IdempotencyClaim, IdempotencyRecord, IdempotencyRecordStore, IdempotencyScope, StoredOutcome } from '../domain/idempotency-record.store';
 import { BY_SCOPE, findRecord, forgetRecordIfExpired } from './idempotency-records.sql';
 
@@ -38,10 +40,7 @@ const claimId = ({ apiKeyId, key }: IdempotencyScope): string => `${apiKeyId}:${
 export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
   private readonly claims = new Map<string, HeldClaim>();
 
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly unitOfWork: TypeOrmUnitOfWork,
-  ) {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
     super();
   }
 
@@ -53,7 +52,7 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
     let free = false;
     try {
       // Outside the unit: a transaction begun by a read cannot take the write lock once another process has written (SQLITE_BUSY_SNAPSHOT).
-      free = (await this.dataSource.query(SQL.exists, [scope.apiKeyId, scope.key])).length === 0;
+      free = (await outsideTheUnit(() => query(this.txHost.tx, SQL.exists, [scope.apiKeyId, scope.key]))).length === 0;
       return free;
     } finally {
       if (!free) this.claims.delete(id);
@@ -63,7 +62,7 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
   async find(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
     const held = this.claims.get(claimId(scope));
     // A held claim ends with its request (complete or release), so it never expires on its own.
-    return held ? { operation: held.operation, fingerprint: held.fingerprint, expiresAt: Number.POSITIVE_INFINITY } : findRecord(this.unitOfWork, scope);
+    return held ? { operation: held.operation, fingerprint: held.fingerprint, expiresAt: Number.POSITIVE_INFINITY } : findRecord(this.txHost.tx, scope);
   }
 
   async complete({ scope, token }: IdempotencyClaim, outcome: StoredOutcome): Promise<boolean> {
@@ -71,7 +70,7 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
     const held = this.claims.get(id);
     if (held?.token !== token) return false;
     try {
-      await this.unitOfWork.execute(SQL.insert, [
+      await execute(this.txHost.tx, SQL.insert, [
         scope.apiKeyId,
         scope.key,
         held.operation,
@@ -96,10 +95,10 @@ export class SqliteIdempotencyRecordStore extends IdempotencyRecordStore {
   }
 
   forgetIfExpired(scope: IdempotencyScope, now: number): Promise<void> {
-    return forgetRecordIfExpired(this.unitOfWork, scope, now);
+    return forgetRecordIfExpired(this.txHost.tx, scope, now);
   }
 
   async removeExpired(now: number, limit: number): Promise<void> {
-    await this.unitOfWork.execute(SQL.removeExpired, [now, limit]);
+    await execute(this.txHost.tx, SQL.removeExpired, [now, limit]);
   }
 }

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { query } from '../../database/statements';
 import { PetHolds } from '../../pets/domain/pet-holds';
 
 /** A placed order holds its pet's id in active_pet_id; a delivered one keeps it too, but its pet is sold, which is final. */
@@ -12,11 +14,11 @@ const HELD = "SELECT 1 AS held FROM orders WHERE active_pet_id = ? AND status = 
  */
 @Injectable()
 export class OrderPetHolds extends PetHolds {
-  constructor(private readonly unitOfWork: TypeOrmUnitOfWork) {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {
     super();
   }
 
   async isHeld(petId: number): Promise<boolean> {
-    return (await this.unitOfWork.query(HELD, [petId])).length > 0;
+    return (await query(this.txHost.tx, HELD, [petId])).length > 0;
   }
 }

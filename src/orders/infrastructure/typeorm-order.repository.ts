@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseReads, ReadTarget } from '../../database/database-reads';
 import { isDuplicateKey, isLockConflict } from '../../database/driver-errors';
-import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { execute, insert, query } from '../../database/statements';
 import { Order, SettledStatus } from '../domain/order';
 import { OrderedPetNotFoundError, PetNotAvailableError, TooManyOpenOrdersError } from '../domain/order.errors';
 import { NewOrder, OrderPageQuery, OrderReadFreshness, OrderRepository } from '../domain/order.repository';
@@ -60,7 +62,7 @@ function toOrder(row: OrderRow): Order {
 @Injectable()
 export class TypeOrmOrderRepository extends OrderRepository {
   constructor(
-    private readonly unitOfWork: TypeOrmUnitOfWork,
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly reads: DatabaseReads,
   ) {
     super();
@@ -68,12 +70,12 @@ export class TypeOrmOrderRepository extends OrderRepository {
 
   async place(order: NewOrder): Promise<Order> {
     try {
-      if ((await this.unitOfWork.execute(SQL.holdPet, [order.petId])) === 0) {
-        const [pet] = await this.unitOfWork.query<{ status: string }>(SQL.petStatus, [order.petId]);
+      if ((await execute(this.txHost.tx, SQL.holdPet, [order.petId])) === 0) {
+        const [pet] = await query<{ status: string }>(this.txHost.tx, SQL.petStatus, [order.petId]);
         throw pet ? new PetNotAvailableError(order.petId) : new OrderedPetNotFoundError(order.petId);
       }
-      if ((await this.unitOfWork.execute(SQL.takePlace, [order.accountId, order.openOrdersCap])) === 0) throw new TooManyOpenOrdersError(order.openOrdersCap);
-      const id = await this.unitOfWork.insert(SQL.insert, [order.accountId, order.petId, order.petId, order.placedAt, order.holdUntil]);
+      if ((await execute(this.txHost.tx, SQL.takePlace, [order.accountId, order.openOrdersCap])) === 0) throw new TooManyOpenOrdersError(order.openOrdersCap);
+      const id = await insert(this.txHost.tx, SQL.insert, [order.accountId, order.petId, order.petId, order.placedAt, order.holdUntil]);
       return { id, accountId: order.accountId, petId: order.petId, status: 'placed', placedAt: order.placedAt, holdUntil: order.holdUntil };
     } catch (error) {
       // Another unit won the pet: its order holds the unique active pet id, or the store chose this one to give way.
@@ -99,25 +101,25 @@ export class TypeOrmOrderRepository extends OrderRepository {
   async settle(orderId: number, status: SettledStatus, at: number, onlyIfHeldUntil?: number): Promise<Order | null> {
     const moved =
       status === 'delivered'
-        ? await this.unitOfWork.execute(SQL.deliver, [at, orderId])
+        ? await execute(this.txHost.tx, SQL.deliver, [at, orderId])
         : onlyIfHeldUntil === undefined
-          ? await this.unitOfWork.execute(SQL.cancel, [at, orderId])
-          : await this.unitOfWork.execute(SQL.cancelExpired, [at, orderId, onlyIfHeldUntil]);
+          ? await execute(this.txHost.tx, SQL.cancel, [at, orderId])
+          : await execute(this.txHost.tx, SQL.cancelExpired, [at, orderId, onlyIfHeldUntil]);
     if (moved === 0) return null;
-    const [row] = await this.unitOfWork.query<OrderRow>(SQL.byId, [orderId]);
+    const [row] = await query<OrderRow>(this.txHost.tx, SQL.byId, [orderId]);
     const order = toOrder(row);
-    await this.unitOfWork.execute(SQL.setPetStatus, [PET_STATUS_AFTER[status], order.petId]);
-    await this.unitOfWork.execute(SQL.freePlace, [order.accountId]);
+    await execute(this.txHost.tx, SQL.setPetStatus, [PET_STATUS_AFTER[status], order.petId]);
+    await execute(this.txHost.tx, SQL.freePlace, [order.accountId]);
     return order;
   }
 
   async isPetTaken(petId: number): Promise<boolean> {
-    const [pet] = await this.unitOfWork.query<{ status: string }>(SQL.latestPetStatus, [petId]);
+    const [pet] = await query<{ status: string }>(this.txHost.tx, SQL.latestPetStatus, [petId]);
     return pet !== undefined && pet.status !== 'available';
   }
 
   async findExpired(now: number, limit: number): Promise<number[]> {
-    const rows = await this.unitOfWork.query<{ id: number | string }>(SQL.expired, [now, limit]);
+    const rows = await query<{ id: number | string }>(this.txHost.tx, SQL.expired, [now, limit]);
     return rows.map(({ id }) => Number(id));
   }
 }

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { createDataSourceOptions } from '../../database/database-options';
 import { primaryReads } from '../../database/database-reads';
 import { runMigrations } from '../../database/run-migrations';
-import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { openTransactions, Transactions } from '../../database/transactions';
 import { Pet } from '../domain/pet';
 import { PetOrmEntity } from './pet.orm-entity';
 import { TypeOrmPetRepository } from './typeorm-pet.repository';
@@ -10,15 +10,20 @@ import { TypeOrmPetRepository } from './typeorm-pet.repository';
 // The same repository on the real MariaDB: test/typeorm-pet-repository.int-spec.ts.
 describe('TypeOrmPetRepository on SQLite', () => {
   let dataSource: DataSource;
+  let transactions: Transactions;
   let repository: TypeOrmPetRepository;
 
   beforeEach(async () => {
     dataSource = await new DataSource(createDataSourceOptions('sqlite::memory:', [PetOrmEntity])).initialize();
     await runMigrations(dataSource);
-    repository = new TypeOrmPetRepository(new TypeOrmUnitOfWork(dataSource), primaryReads(dataSource));
+    transactions = await openTransactions(dataSource);
+    repository = new TypeOrmPetRepository(transactions.txHost, primaryReads(dataSource));
   });
 
-  afterEach(() => dataSource.destroy());
+  afterEach(async () => {
+    await transactions.close();
+    await dataSource.destroy();
+  });
 
   const add = (name: string, status: Pet['status'] = 'available', categoryId = 1) => repository.create({ name, categoryId, status });
 

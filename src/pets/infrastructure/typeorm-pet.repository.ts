@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseReads, ReadTarget } from '../../database/database-reads';
-import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { execute, insert } from '../../database/statements';
 import { Pet } from '../domain/pet';
 import { PET_STATUSES, PetStatus } from '../domain/pet-status';
 import { PetPageQuery, PetRepository, ReadFreshness } from '../domain/pet.repository';
@@ -40,14 +42,14 @@ const TARGET: Record<ReadFreshness, ReadTarget> = { latest: 'primary', 'may-lag'
 @Injectable()
 export class TypeOrmPetRepository extends PetRepository {
   constructor(
-    private readonly unitOfWork: TypeOrmUnitOfWork,
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly reads: DatabaseReads,
   ) {
     super();
   }
 
   async create(pet: Omit<Pet, 'id'>): Promise<Pet> {
-    const id = await this.unitOfWork.insert(SQL.insert, [pet.name, pet.categoryId, pet.status]);
+    const id = await insert(this.txHost.tx, SQL.insert, [pet.name, pet.categoryId, pet.status]);
     return { id, ...pet };
   }
 
@@ -67,12 +69,12 @@ export class TypeOrmPetRepository extends PetRepository {
   }
 
   async replace(current: Pet, next: Pet): Promise<boolean> {
-    return (await this.unitOfWork.execute(SQL.replace, [next.name, next.categoryId, next.status, ...asRead(current)])) === 1;
+    return (await execute(this.txHost.tx, SQL.replace, [next.name, next.categoryId, next.status, ...asRead(current)])) === 1;
   }
 
   /** A hard delete: AUTOINCREMENT on SQLite and InnoDB's persisted counter (MariaDB 10.2.4+, MySQL 8) never hand the id out again. */
   async remove(current: Pet): Promise<boolean> {
-    return (await this.unitOfWork.execute(SQL.remove, asRead(current))) === 1;
+    return (await execute(this.txHost.tx, SQL.remove, asRead(current))) === 1;
   }
 
   async countByStatus(freshness: ReadFreshness): Promise<Record<PetStatus, number>> {

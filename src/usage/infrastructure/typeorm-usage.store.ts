@@ -1,4 +1,6 @@
-import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { execute, query } from '../../database/statements';
 import { DayRange, UsageDay, UsageRow, UsageStore } from '../domain/usage';
 
 /** Rows per statement: 8 parameters each, far below either store's limit on parameters. */
@@ -29,7 +31,7 @@ interface UsageRecord {
 /** The usage counts in either store: one multi-row upsert per batch of rows, which adds to what is there. */
 export class TypeOrmUsageStore extends UsageStore {
   constructor(
-    private readonly unitOfWork: TypeOrmUnitOfWork,
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly dialect: keyof typeof ADD_ON_CONFLICT,
   ) {
     super();
@@ -50,22 +52,22 @@ export class TypeOrmUsageStore extends UsageStore {
         counts.rateLimited,
         counts.serverError,
       ]);
-      await this.unitOfWork.execute(`INSERT INTO api_key_usage (${COLUMNS.join(', ')}) VALUES ${values} ${ADD_ON_CONFLICT[this.dialect]}`, parameters);
+      await execute(this.txHost.tx, `INSERT INTO api_key_usage (${COLUMNS.join(', ')}) VALUES ${values} ${ADD_ON_CONFLICT[this.dialect]}`, parameters);
       statements += 1;
     }
     return statements;
   }
 
   async findByKey(keyId: number, { from, to }: DayRange): Promise<UsageRow[]> {
-    return (await this.unitOfWork.query<UsageRecord>(`${SELECT} WHERE key_id = ? AND day BETWEEN ? AND ? ORDER BY day, key_id`, [keyId, from, to])).map(toRow);
+    return (await query<UsageRecord>(this.txHost.tx, `${SELECT} WHERE key_id = ? AND day BETWEEN ? AND ? ORDER BY day, key_id`, [keyId, from, to])).map(toRow);
   }
 
   async findByAccount(accountId: number, { from, to }: DayRange): Promise<UsageRow[]> {
-    return (await this.unitOfWork.query<UsageRecord>(`${SELECT} WHERE account_id = ? AND day BETWEEN ? AND ? ORDER BY day, key_id`, [accountId, from, to])).map(toRow);
+    return (await query<UsageRecord>(this.txHost.tx, `${SELECT} WHERE account_id = ? AND day BETWEEN ? AND ? ORDER BY day, key_id`, [accountId, from, to])).map(toRow);
   }
 
   removeBefore(day: UsageDay): Promise<number> {
-    return this.unitOfWork.execute('DELETE FROM api_key_usage WHERE day < ?', [day]);
+    return execute(this.txHost.tx, 'DELETE FROM api_key_usage WHERE day < ?', [day]);
   }
 }
 
