@@ -5,8 +5,11 @@ import { AccessGuard } from './auth/http/access.guard';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { NODE_READINESS } from './database/failover.module';
+import { ReadReplicasModule, REPLICA_READINESS } from './database/read-replicas.module';
 import { ErrorsModule } from './errors/errors.module';
 import { HttpModule } from './http/http.module';
+import { HealthModule } from './ops/health.module';
 import { OpsModule } from './ops/ops.module';
 import { PetsModule } from './pets/pets.module';
 // After the pets: each module's scopes are listed in the order their modules load.
@@ -14,7 +17,7 @@ import { OrderHoldsModule } from './orders/order-holds.module';
 import { OrdersModule } from './orders/orders.module';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
 import { ConcurrencyCapGuard } from './rate-limit/http/concurrency-cap.guard';
-import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RATE_LIMIT_READINESS, RateLimitModule } from './rate-limit/rate-limit.module';
 import { UsageModule } from './usage/usage.module';
 
 /** The service: its modules on the configuration main.ts loaded, and what every route goes through. */
@@ -23,7 +26,10 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, UsageModule, PetsModule.withHolds(OrderHoldsModule), OrdersModule],
+      imports: [ConfigModule.forRoot(config), HttpModule, DatabaseModule, ErrorsModule, OpsModule, AuthModule, RateLimitModule, UsageModule, PetsModule.withHolds(OrderHoldsModule), OrdersModule,
+        // What /readyz checks besides the database, each module's own list.
+        HealthModule.forRoot({ imports: [ReadReplicasModule], checks: [RATE_LIMIT_READINESS, REPLICA_READINESS, NODE_READINESS] }),
+      ],
       providers: [
         AccessGuard,
         // Global guards run in the order listed, for every route: the rate limits count the request against its

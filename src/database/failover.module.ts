@@ -1,7 +1,10 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
+import { ReadinessCheck } from '../ops/readiness';
 import { nodeFailoverOf, stopNodeFailover } from './failover';
+
+/** What `/readyz` shows of each database node. */
+export const NODE_READINESS = Symbol('NODE_READINESS');
 
 /**
  * What the HTTP service adds to the failover of a DATABASE_URL of several
@@ -13,7 +16,7 @@ import { nodeFailoverOf, stopNodeFailover } from './failover';
 @Module({
   providers: [
     {
-      provide: READINESS_CHECKS,
+      provide: NODE_READINESS,
       inject: [AppConfig],
       useFactory: (config: AppConfig): ReadinessCheck[] => {
         const failover = nodeFailoverOf(config.databaseUrl)?.failover;
@@ -24,6 +27,7 @@ import { nodeFailoverOf, stopNodeFailover } from './failover';
       },
     },
   ],
+  exports: [NODE_READINESS],
 })
 export class FailoverModule implements OnApplicationShutdown {
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {}

@@ -3,12 +3,15 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { Clock } from '../config/clock';
 import { OpsMetrics } from '../ops/metrics';
-import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
+import { ReadinessCheck } from '../ops/readiness';
 import { databaseBoundsOf } from './bounded-mysql2';
 import { createDataSourceOptions } from './database-options';
 import { DatabaseReads } from './database-reads';
 import { FailoverModule } from './failover.module';
 import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
+
+/** What `/readyz` checks of the replicas: each by name. */
+export const REPLICA_READINESS = Symbol('REPLICA_READINESS');
 
 /**
  * Reads that may run on the replicas of DATABASE_REPLICA_URLS, and the
@@ -53,7 +56,7 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
     },
     {
       // Each replica by name, never by address: degraded while it is out of reads, which leaves the service ready.
-      provide: READINESS_CHECKS,
+      provide: REPLICA_READINESS,
       inject: [ReplicaMonitor],
       useFactory: (monitor: ReplicaMonitor): ReadinessCheck[] =>
         monitor.statuses().map(({ name }, position) => ({
@@ -66,7 +69,7 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
         })),
     },
   ],
-  exports: [DatabaseReads],
+  exports: [DatabaseReads, REPLICA_READINESS, FailoverModule],
 })
 export class ReadReplicasModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

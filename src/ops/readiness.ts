@@ -1,7 +1,7 @@
 import { DomainError } from '../errors/domain-error';
 import { SERVICE_UNAVAILABLE } from '../errors/error-code';
 
-/** Something the service needs in order to serve traffic: the database, Redis, ... */
+/** Something the service needs in order to serve traffic: Redis, a replica, ... */
 export interface ReadinessCheck {
   readonly name: string;
   /** Set when the service still serves without it (a read replica): failing, it is `degraded`, and the service stays ready. */
@@ -10,53 +10,7 @@ export interface ReadinessCheck {
   check(): Promise<void | string>;
 }
 
-/**
- * Multi-provider token: any module may provide one or several checks under it
- * (`{ provide: READINESS_CHECKS, useFactory: (store) => ({ name: 'redis', check: () => store.ping() }), inject: [...] }`),
- * and `/readyz` runs all of them. Nest has no multi-providers, so the readiness
- * service collects every provider registered under this token, in any module.
- */
-export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
-
-export type CheckState = 'up' | 'degraded' | 'down';
-
-export interface CheckOutcome {
-  readonly name: string;
-  readonly state: CheckState;
-  /** What `/readyz` shows instead of `up`, when the check said. */
-  readonly shown?: string;
-  /** Why it is down, for the server's log only: it may name hosts or drivers. */
-  readonly reason?: string;
-}
-
 /** The service cannot serve traffic right now; the message names what is down and nothing else. */
 export class ServiceUnavailableError extends DomainError {
   readonly code = SERVICE_UNAVAILABLE;
-}
-
-/** Runs every check at once; a check that has not answered within `timeoutMs` counts as down. */
-export async function runReadinessChecks(checks: readonly ReadinessCheck[], timeoutMs: number): Promise<CheckOutcome[]> {
-  return Promise.all(
-    checks.map(async (readiness): Promise<CheckOutcome> => {
-      const { name } = readiness;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      });
-      try {
-        const shown = await Promise.race([Promise.resolve().then(() => readiness.check()), timeout]);
-        return { name, state: 'up', ...(typeof shown === 'string' ? { shown } : {}) };
-      } catch (error) {
-        return { name, state: readiness.optional ? 'degraded' : 'down', reason: error instanceof Error ? error.message : String(error) };
-      } finally {
-        clearTimeout(timer);
-      }
-    }),
-  );
-}
-
-/** `Not ready: database, redis are down` — names only, never a reason (which may hold an address). */
-export function notReadyMessage(outcomes: readonly CheckOutcome[]): string | undefined {
-  const down = outcomes.filter((outcome) => outcome.state === 'down').map((outcome) => outcome.name);
-  return down.length ? `Not ready: ${down.join(', ')} ${down.length === 1 ? 'is' : 'are'} down` : undefined;
 }
