@@ -4,9 +4,9 @@ import { AppConfig } from '../config/app-config';
 import { Clock } from '../config/clock';
 import { OpsMetrics } from '../ops/metrics';
 import { ReadinessCheck } from '../ops/readiness';
-import { databaseBoundsOf } from './bounded-mysql2';
+import { databaseBoundsOf } from './database-bounds';
 import { createDataSourceOptions } from './database-options';
-import { DatabaseReads } from './database-reads';
+import { DatabaseReads, PrimaryReads } from './database-reads';
 import { FailoverModule } from './failover.module';
 import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
 
@@ -41,8 +41,8 @@ export const REPLICA_READINESS = Symbol('REPLICA_READINESS');
     },
     {
       provide: DatabaseReads,
-      inject: [DataSource, ReplicaMonitor, OpsMetrics, AppConfig],
-      useFactory: (dataSource: DataSource, monitor: ReplicaMonitor, metrics: OpsMetrics, config: AppConfig) =>
+      inject: [DataSource, ReplicaMonitor, OpsMetrics, AppConfig, PrimaryReads],
+      useFactory: (dataSource: DataSource, monitor: ReplicaMonitor, metrics: OpsMetrics, config: AppConfig, primaryReads: PrimaryReads) =>
         new DatabaseReads(
           dataSource,
           monitor,
@@ -52,6 +52,7 @@ export const REPLICA_READINESS = Symbol('REPLICA_READINESS');
             return new DataSource(createDataSourceOptions(config.databaseUrl, [], replicas, databaseBoundsOf(config))).initialize();
           },
           new Logger('Database'),
+          primaryReads,
         ),
     },
     {

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
+import { connectBounded } from './database-bounds';
 import { describeFailure, unavailableOr } from './driver-errors';
 import { SqliteStatementGate, statementGateOf } from './sqlite-statement-gate';
 import { UnitOfWork } from './unit-of-work';
@@ -91,6 +92,7 @@ export class TypeOrmUnitOfWork extends UnitOfWork {
     const manager = await this.manager();
     const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
     try {
+      if (runner !== manager.queryRunner) await connectBounded(runner);
       return await runner.query(sql, parameters, true);
     } catch (error) {
       throw runner === manager.queryRunner ? error : unavailableOr(error);

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isDuplicateKey, unavailableOr } from '../../database/driver-errors';
+import { PrimaryReads } from '../../database/database-reads';
+import { isDuplicateKey } from '../../database/driver-errors';
 import { TypeOrmUnitOfWork } from '../../database/typeorm-unit-of-work';
 import { Account, ownerKeyIdOf } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
@@ -20,6 +21,8 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
   constructor(
     @InjectRepository(ApiKeyOrmEntity) private readonly rows: Repository<ApiKeyOrmEntity>,
     private readonly unitOfWork: TypeOrmUnitOfWork,
+    // The key lookup is a read: on the reads' own pool, it goes on while writes are stalled.
+    @Inject(PrimaryReads) private readonly reads: PrimaryReads = new PrimaryReads(rows.manager.connection),
   ) {
     super();
   }
@@ -62,9 +65,9 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
 
   /** Every request with a key not cached asks this: a database that cannot answer makes it a 503, never a 500. */
   async findByHash(keyHash: string): Promise<StoredApiKey | null> {
-    const row = (await this.rows.findOne({ where: [{ keyHash }, { previousKeyHash: keyHash }], relations: WITH_ACCOUNT }).catch((error: unknown) => {
-      throw unavailableOr(error);
-    })) as ApiKeyWithAccountRow | null;
+    const row = (await this.reads.read((manager) =>
+      manager.getRepository(ApiKeyOrmEntity).findOne({ where: [{ keyHash }, { previousKeyHash: keyHash }], relations: WITH_ACCOUNT }),
+    )) as ApiKeyWithAccountRow | null;
     if (!row) return null;
     const previousKeyExpiresAt = row.previousKeyExpiresAt ? new Date(row.previousKeyExpiresAt) : null;
     return { key: ApiKeyMapper.toDomain(row), keyHash: row.keyHash, previousKeyHash: row.previousKeyHash, previousKeyExpiresAt };
