@@ -32,7 +32,7 @@ export class ReadinessService {
 
   constructor(
     private readonly health: HealthCheckService,
-    indicators: HealthIndicatorService,
+    healthIndicators: HealthIndicatorService,
     database: TypeOrmHealthIndicator,
     dataSource: DataSource,
     @Inject(READINESS_CHECKS) checks: ReadinessCheck[],
@@ -40,7 +40,7 @@ export class ReadinessService {
     this.indicators = [
       () => database.pingCheck('database', { connection: dataSource, timeout: READINESS_TIMEOUT_MS }),
       ...checks.map((readiness): HealthIndicatorFunction => () => {
-        const attempt = indicators
+        const attempt = healthIndicators
           .check(readiness.name)
           .attempt(() => readiness.check())
           .withSuccessData((shown) => (typeof shown === 'string' ? { shown } : {}))
