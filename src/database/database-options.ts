@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
-import { boundedMysql2, DatabaseBounds } from './bounded-mysql2';
+import { DatabaseBounds, databaseBoundsSubscriber } from './database-bounds';
 import { SqliteStatementGate } from './sqlite-statement-gate';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
@@ -21,6 +21,9 @@ function migrationsOf(kind: DatabaseKind): string[] {
 
 /** How long a replica that refused a connection stays out of TypeORM's pool cluster before it is tried again. */
 export const REPLICA_RETRY_MS = 1_000;
+
+/** Connections in each MySQL pool: the writes' pool and the reads' own (docs/adr/0054). */
+export const POOL_SIZE = 10;
 
 /** Without request bounds (migrations, the command lines), the longest a new MySQL connection may take: a server that does not answer is said within seconds. */
 export const CONNECT_TIMEOUT_MS = 4_000;
@@ -87,8 +90,8 @@ export function createDataSourceOptions(
     // mysql2 would capture a stack trace on every query to point a driver error at its caller; TypeORM raises its own error, whose stack is the one logged.
     trace: false,
     migrations: migrationsOf('mysql'),
-    extra: { connectionLimit: 10 },
-    ...(bounds ? { driver: boundedMysql2(bounds), connectTimeout: bounds.acquireTimeoutMs } : { connectTimeout: CONNECT_TIMEOUT_MS }),
+    poolSize: POOL_SIZE,
+    ...(bounds ? { subscribers: [databaseBoundsSubscriber(bounds)], connectTimeout: bounds.acquireTimeoutMs } : { connectTimeout: CONNECT_TIMEOUT_MS }),
   };
 }
 
@@ -106,7 +109,7 @@ function makeFolder(folder: string): void {
 /** The same MySQL store's primary alone, without the request bounds: for migrations, which may take longer than a request may. */
 export function unboundedPrimaryOf(options: DataSourceOptions): DataSourceOptions {
   if (options.type !== 'mysql') throw new Error('Only a MySQL DataSource has request bounds');
-  const { replication, driver: _driver, connectTimeout: _connectTimeout, ...rest } = options;
+  const { replication, subscribers: _subscribers, connectTimeout: _connectTimeout, ...rest } = options;
   return { ...rest, url: replication?.master.url ?? options.url, connectTimeout: CONNECT_TIMEOUT_MS };
 }
 

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { FakeClock } from '../../test/support/fake-clock';
-import { DatabaseReads, primaryReads, ReadTarget } from './database-reads';
+import { DatabaseReads, PrimaryReads, primaryReads, ReadTarget } from './database-reads';
 import { ReplicationReport } from './replica-health';
 import { ReplicaMonitor, ReplicaProbe } from './replica-monitor';
 
@@ -23,14 +23,13 @@ class FakeProbe implements ReplicaProbe {
 function fakeDataSource(name: string, replicaFails = false) {
   const dataSource = {
     destroyed: false,
-    query: jest.fn(async () => [{ from: `${name} primary` }]),
-    createQueryRunner: jest.fn((mode: 'master' | 'slave') => ({
-      query: async () => {
-        if (replicaFails) throw new Error('Connection lost: The server closed the connection.');
-        return [{ from: `${name} ${mode}` }];
-      },
-      release: jest.fn(async () => undefined),
-    })),
+    createQueryRunner: jest.fn((mode: 'master' | 'slave') => {
+      const query = async () => {
+        if (replicaFails && mode === 'slave') throw new Error('Connection lost: The server closed the connection.');
+        return [{ from: `${name} ${mode === 'slave' ? 'slave' : 'primary'}` }];
+      };
+      return { connection: { subscribers: [] }, query, manager: { query }, release: jest.fn(async () => undefined) };
+    }),
     destroy: jest.fn(async () => void (dataSource.destroyed = true)),
   };
   return dataSource;
@@ -80,8 +79,19 @@ describe('DatabaseReads', () => {
     const counts: ReadTarget[] = [];
     const reads = primaryReads(app as unknown as DataSource, (servedBy) => counts.push(servedBy));
     await expect(from(reads, 'replica')).resolves.toEqual({ from: 'app primary', servedBy: 'primary' });
-    expect(app.createQueryRunner).not.toHaveBeenCalled();
+    expect(app.createQueryRunner.mock.calls).toEqual([['master']]);
     expect(counts).toEqual(['primary']);
+  });
+
+  it('reads on the primary through the reads\' own pool when there is one, which closes with the app', async () => {
+    const app = fakeDataSource('app');
+    const own = fakeDataSource('reads');
+    const ownReads = new PrimaryReads(own as unknown as DataSource, true);
+    const reads = new DatabaseReads(app as unknown as DataSource, new ReplicaMonitor([], 5, clock, logger), () => undefined, () => Promise.reject(new Error('none')), logger, ownReads);
+    await expect(from(reads, 'primary')).resolves.toEqual({ from: 'reads primary', servedBy: 'primary' });
+    expect(app.createQueryRunner).not.toHaveBeenCalled();
+    await ownReads.onApplicationShutdown();
+    expect({ own: own.destroyed, app: app.destroyed }).toEqual({ own: true, app: false });
   });
 
   it('reads on a slave query runner of the app DataSource while every replica is fit, on the primary when asked', async () => {

@@ -1,5 +1,8 @@
-import { DataSource } from 'typeorm';
+import type { OnApplicationShutdown } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
 import { SystemClock } from '../config/clock';
+import { connectBounded, DatabaseBounds } from './database-bounds';
+import { createDataSourceOptions } from './database-options';
 import { describeFailure, unavailableOr } from './driver-errors';
 import { ReplicaLogger, ReplicaMonitor } from './replica-monitor';
 
@@ -20,6 +23,44 @@ interface Route {
   readonly source: DataSource;
   /** Set when the route owns a DataSource of its own, to be closed once no read uses it. */
   readonly owned?: boolean;
+}
+
+/**
+ * Where reads on the primary go: on MySQL a pool of their own against the
+ * same server, which writes stalled on a lock never take (docs/adr/0054),
+ * each connection had within the acquire bound. SQLite has one connection,
+ * which reads share with writes.
+ */
+export class PrimaryReads implements OnApplicationShutdown {
+  constructor(
+    readonly source: DataSource,
+    /** Set when the reads have a DataSource of their own, which closes with the app. */
+    private readonly owned = false,
+  ) {}
+
+  /** The reads' own pool on MySQL, with the app's entities, so a repository may read there too; the app's DataSource on SQLite. */
+  static async open(app: DataSource, databaseUrl: string, bounds: DatabaseBounds): Promise<PrimaryReads> {
+    if (app.options.type !== 'mysql') return new PrimaryReads(app);
+    const source = await new DataSource(createDataSourceOptions(databaseUrl, app.options.entities, [], bounds)).initialize();
+    return new PrimaryReads(source, true);
+  }
+
+  /** Runs `work` on a connection of the reads' pool; a database that cannot serve it is a DatabaseUnavailableError. */
+  async read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.source.createQueryRunner('master');
+    try {
+      await connectBounded(runner);
+      return await work(runner.manager);
+    } catch (error) {
+      throw unavailableOr(error);
+    } finally {
+      await runner.release();
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.owned) await this.source.destroy();
+  }
 }
 
 /** Long enough for any read that took the old route to finish before its pool closes. */
@@ -50,6 +91,7 @@ export class DatabaseReads {
     private readonly count: (servedBy: ReadTarget) => void,
     private readonly openSubset: ReplicaSubsetOpener,
     private readonly logger: ReplicaLogger,
+    private readonly primaryReads = new PrimaryReads(dataSource),
   ) {
     this.primary = { target: 'primary', source: dataSource };
     this.route = this.primary;
@@ -72,9 +114,7 @@ export class DatabaseReads {
         await runner.release();
       }
     }
-    const rows: T[] = await this.dataSource.query(sql, parameters).catch((error: unknown) => {
-      throw unavailableOr(error);
-    });
+    const rows = await this.primaryReads.read((manager): Promise<T[]> => manager.query(sql, parameters));
     this.count('primary');
     return { rows, servedBy: 'primary' };
   }

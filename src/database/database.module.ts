@@ -2,7 +2,8 @@ import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { databaseBoundsOf } from './bounded-mysql2';
+import { databaseBoundsOf } from './database-bounds';
+import { PrimaryReads } from './database-reads';
 import { createDataSourceOptions, unboundedPrimaryOf } from './database-options';
 import { runMigrations } from './run-migrations';
 import { TransactionalUnitOfWork } from './transactional-unit-of-work';
@@ -38,7 +39,11 @@ import { UnitOfWork } from './unit-of-work';
     }),
     transactionsModule(),
   ],
-  providers: [{ provide: UnitOfWork, useClass: TransactionalUnitOfWork }],
-  exports: [UnitOfWork],
+  providers: [
+    { provide: UnitOfWork, useClass: TransactionalUnitOfWork },
+    // Reads on a pool of their own, so writes stalled on a lock never keep them waiting (docs/adr/0054).
+    { provide: PrimaryReads, inject: [DataSource, AppConfig], useFactory: (dataSource: DataSource, config: AppConfig) => PrimaryReads.open(dataSource, config.databaseUrl, databaseBoundsOf(config)) },
+  ],
+  exports: [UnitOfWork, PrimaryReads],
 })
 export class DatabaseModule {}

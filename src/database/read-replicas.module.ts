@@ -3,11 +3,14 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { Clock } from '../config/clock';
 import { OpsMetrics } from '../ops/metrics';
-import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
-import { databaseBoundsOf } from './bounded-mysql2';
+import { ReadinessCheck } from '../ops/readiness';
+import { databaseBoundsOf } from './database-bounds';
 import { createDataSourceOptions } from './database-options';
-import { DatabaseReads } from './database-reads';
+import { DatabaseReads, PrimaryReads } from './database-reads';
 import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
+
+/** What `/readyz` checks of the replicas: each by name. */
+export const REPLICA_READINESS = Symbol('REPLICA_READINESS');
 
 /**
  * Reads that may run on the replicas of DATABASE_REPLICA_URLS, and the
@@ -35,8 +38,8 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
     },
     {
       provide: DatabaseReads,
-      inject: [DataSource, ReplicaMonitor, OpsMetrics, AppConfig],
-      useFactory: (dataSource: DataSource, monitor: ReplicaMonitor, metrics: OpsMetrics, config: AppConfig) =>
+      inject: [DataSource, ReplicaMonitor, OpsMetrics, AppConfig, PrimaryReads],
+      useFactory: (dataSource: DataSource, monitor: ReplicaMonitor, metrics: OpsMetrics, config: AppConfig, primaryReads: PrimaryReads) =>
         new DatabaseReads(
           dataSource,
           monitor,
@@ -46,11 +49,12 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
             return new DataSource(createDataSourceOptions(config.databaseUrl, [], replicas, databaseBoundsOf(config))).initialize();
           },
           new Logger('Database'),
+          primaryReads,
         ),
     },
     {
       // Each replica by name, never by address: degraded while it is out of reads, which leaves the service ready.
-      provide: READINESS_CHECKS,
+      provide: REPLICA_READINESS,
       inject: [ReplicaMonitor],
       useFactory: (monitor: ReplicaMonitor): ReadinessCheck[] =>
         monitor.statuses().map(({ name }, position) => ({
@@ -63,7 +67,7 @@ import { ReplicaMonitor, TypeOrmReplicaProbe } from './replica-monitor';
         })),
     },
   ],
-  exports: [DatabaseReads],
+  exports: [DatabaseReads, REPLICA_READINESS],
 })
 export class ReadReplicasModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

@@ -1,4 +1,5 @@
 import { EntityManager, QueryResult } from 'typeorm';
+import { connectBounded } from './database-bounds';
 import { unavailableOr } from './driver-errors';
 
 /** Runs one statement through `manager` (a transaction's, from `txHost.tx`, or the DataSource's) and answers its rows. */
@@ -26,6 +27,8 @@ export async function insert(manager: EntityManager, sql: string, parameters: un
 async function structuredQuery(manager: EntityManager, sql: string, parameters: unknown[]): Promise<QueryResult> {
   const runner = manager.queryRunner ?? manager.dataSource.createQueryRunner();
   try {
+    // A statement of its own waits for its connection within the bound, as a transaction does (docs/adr/0053).
+    if (runner !== manager.queryRunner) await connectBounded(runner);
     return await runner.query(sql, parameters, true);
   } catch (error) {
     throw runner === manager.queryRunner ? error : unavailableOr(error);

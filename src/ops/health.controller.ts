@@ -4,8 +4,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../http/public.decorator';
 import type { OpsPortRouteConfig } from './ops-port';
 import { SERVED_UNDER_PRESSURE } from './overload';
-import { notReadyMessage, ServiceUnavailableError } from './readiness';
-import { ReadinessService } from './readiness.service';
+import { Readiness, ReadinessService } from './readiness.service';
 
 /** Probes for orchestrators and load balancers: outside /v1, no key, never cached, answered under load too (docs/adr/0036). */
 @Public()
@@ -26,10 +25,7 @@ export class HealthController {
   @Get('readyz')
   @RouteConfig({ ...SERVED_UNDER_PRESSURE, opsPort: 'only' } satisfies OpsPortRouteConfig)
   @Header('Cache-Control', 'no-store')
-  async readyz(): Promise<{ status: 'ready'; checks: Record<string, string> }> {
-    const outcomes = await this.readiness.check();
-    const message = notReadyMessage(outcomes);
-    if (message) throw new ServiceUnavailableError(message);
-    return { status: 'ready', checks: Object.fromEntries(outcomes.map(({ name, state }) => [name, state === 'degraded' ? 'degraded' : 'up'])) };
+  readyz(): Promise<Readiness> {
+    return this.readiness.check();
   }
 }

@@ -1,45 +1,58 @@
-import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
 import { Test } from '@nestjs/testing';
-import { READINESS_CHECKS, ReadinessCheck } from './readiness';
-import { ReadinessService } from './readiness.service';
-
-let redisUp = true;
-
-@Module({ providers: [{ provide: READINESS_CHECKS, useValue: { name: 'database', check: async () => undefined } }] })
-class DatabaseChecks {}
-
-@Module({
-  providers: [
-    {
-      provide: READINESS_CHECKS,
-      useFactory: (): ReadinessCheck[] => [
-        { name: 'redis', check: async () => (redisUp ? undefined : Promise.reject(new Error('ECONNREFUSED'))) },
-        { name: 'queue', check: async () => undefined },
-      ],
-    },
-  ],
-})
-class CacheChecks {}
+import { DataSource } from 'typeorm';
+import { ReadinessCheck, ServiceUnavailableError } from './readiness';
+import { READINESS_CHECKS, ReadinessService } from './readiness.service';
 
 describe('ReadinessService', () => {
-  it('runs the checks that any module registers under READINESS_CHECKS, one or several per provider', async () => {
+  let databaseUp: boolean;
+  const database = { options: { type: 'mysql' }, query: async () => (databaseUp ? [{ 1: 1 }] : Promise.reject(new Error('connect ECONNREFUSED 10.0.0.7:3306'))) };
+
+  const readinessOf = async (checks: ReadinessCheck[]): Promise<ReadinessService> => {
     const moduleRef = await Test.createTestingModule({
-      imports: [DiscoveryModule, DatabaseChecks, CacheChecks],
-      providers: [ReadinessService],
+      imports: [TerminusModule.forRoot({ logger: false })],
+      providers: [ReadinessService, { provide: DataSource, useValue: database }, { provide: READINESS_CHECKS, useValue: checks }],
     }).compile();
-    const readiness = moduleRef.get(ReadinessService);
+    return moduleRef.get(ReadinessService);
+  };
 
-    redisUp = true;
-    const up = await readiness.check();
-    expect(up.map(({ name, state }) => [name, state]).sort()).toEqual([
-      ['database', 'up'],
-      ['queue', 'up'],
-      ['redis', 'up'],
+  beforeEach(() => {
+    databaseUp = true;
+  });
+
+  it('answers the database and every listed check, in order, with what a reporting check shows', async () => {
+    const readiness = await readinessOf([
+      { name: 'redis', check: async () => undefined },
+      { name: 'database-1', check: async () => 'in-use' },
     ]);
+    await expect(readiness.check()).resolves.toEqual({ status: 'ready', checks: { database: 'up', redis: 'up', 'database-1': 'in-use' } });
+  });
 
-    redisUp = false;
-    const down = await readiness.check();
-    expect(down.find(({ name }) => name === 'redis')).toEqual({ name: 'redis', state: 'down', reason: 'ECONNREFUSED' });
+  it('reports an optional check that fails as degraded, which leaves the service ready', async () => {
+    const readiness = await readinessOf([{ name: 'replica-1', optional: true, check: () => Promise.reject(new Error('12 s behind the primary')) }]);
+    await expect(readiness.check()).resolves.toEqual({ status: 'ready', checks: { database: 'up', 'replica-1': 'degraded' } });
+  });
+
+  it('refuses with the names of what is down and never the reason, which may hold an address', async () => {
+    databaseUp = false;
+    const readiness = await readinessOf([
+      { name: 'redis', check: () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.8:6379')) },
+      { name: 'queue', check: async () => undefined },
+    ]);
+    const refusal = readiness.check();
+    await expect(refusal).rejects.toThrow(ServiceUnavailableError);
+    await expect(refusal).rejects.toThrow(/^Not ready: database, redis are down$/);
+  });
+
+  it('counts a check that does not answer in time as down', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+    try {
+      const readiness = await readinessOf([{ name: 'slow', check: () => new Promise<void>(() => undefined) }]);
+      const refusal = readiness.check();
+      await jest.advanceTimersByTimeAsync(2_000);
+      await expect(refusal).rejects.toThrow(/^Not ready: slow is down$/);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -5,7 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { CallerLookup } from '../http/caller-lookup';
 import { ConditionalAnswers } from '../http/conditional-answers';
 import { OpsMetrics } from '../ops/metrics';
-import { READINESS_CHECKS, ReadinessCheck } from '../ops/readiness';
+import { ReadinessCheck } from '../ops/readiness';
 import { BanLog } from './application/ban-log';
 import { MINUTE_MS, RateLimiter } from './application/rate-limiter';
 import { RateLimitStore } from './domain/rate-limit-store';
@@ -21,6 +21,9 @@ import { KeyLookupGate } from '../http/key-lookup-gate';
 import { AddressKeyLookupGate } from './http/address-key-lookup-gate';
 import { createConcurrencyStore } from './infrastructure/create-concurrency-store';
 
+/** What `/readyz` checks of the rate limits: Redis, when the counters are there. */
+export const RATE_LIMIT_READINESS = Symbol('RATE_LIMIT_READINESS');
+
 /** The counters and places in flight (memory or Redis), the limiter that judges against them, and the throttler's storage on it. */
 @Module({
   providers: [
@@ -31,7 +34,7 @@ import { createConcurrencyStore } from './infrastructure/create-concurrency-stor
     },
     {
       // With REDIS_URL or REDIS_CLUSTER_NODES, /readyz reports Redis: without it, limits are no longer shared.
-      provide: READINESS_CHECKS,
+      provide: RATE_LIMIT_READINESS,
       inject: [RateLimitStore, AppConfig],
       useFactory: (store: ClosableRateLimitStore, config: AppConfig): ReadinessCheck[] =>
         isSharedStore(store) ? [{ name: config.redisClusterNodes ? 'redis-cluster' : 'redis', check: () => store.ping() }] : [],
@@ -42,7 +45,7 @@ import { createConcurrencyStore } from './infrastructure/create-concurrency-stor
     RateLimiter,
     LimiterThrottlerStorage,
   ],
-  exports: [RateLimiter, LimiterThrottlerStorage],
+  exports: [RateLimiter, LimiterThrottlerStorage, RATE_LIMIT_READINESS],
 })
 class RateLimitCountersModule implements OnApplicationShutdown {
   constructor(@Inject(RateLimitStore) private readonly store: ClosableRateLimitStore, metrics: OpsMetrics) {
@@ -92,6 +95,6 @@ class RateLimitCountersModule implements OnApplicationShutdown {
     // Asked by the caller lookup (auth) before it looks up a key this instance has not verified lately.
     { provide: KeyLookupGate, useClass: AddressKeyLookupGate },
   ],
-  exports: [PlanThrottlerGuard, ConditionalAnswers, KeyLookupGate],
+  exports: [PlanThrottlerGuard, ConditionalAnswers, KeyLookupGate, RateLimitCountersModule],
 })
 export class RateLimitModule {}

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isDuplicateKey, unavailableOr } from '../../database/driver-errors';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { PrimaryReads } from '../../database/database-reads';
+import { isDuplicateKey } from '../../database/driver-errors';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { Account, ownerKeyIdOf } from '../domain/account';
 import { ApiKey } from '../domain/api-key';
@@ -23,6 +24,8 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     @InjectRepository(ApiKeyOrmEntity) private readonly rows: Repository<ApiKeyOrmEntity>,
     private readonly unitOfWork: UnitOfWork,
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    // The key lookup is a read: on the reads' own pool, it goes on while writes are stalled.
+    @Inject(PrimaryReads) private readonly reads: PrimaryReads = new PrimaryReads(rows.manager.connection),
   ) {
     super();
   }
@@ -66,9 +69,9 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
 
   /** Every request with a key not cached asks this: a database that cannot answer makes it a 503, never a 500. */
   async findByHash(keyHash: string): Promise<StoredApiKey | null> {
-    const row = (await this.rows.findOne({ where: [{ keyHash }, { previousKeyHash: keyHash }], relations: WITH_ACCOUNT }).catch((error: unknown) => {
-      throw unavailableOr(error);
-    })) as ApiKeyWithAccountRow | null;
+    const row = (await this.reads.read((manager) =>
+      manager.getRepository(ApiKeyOrmEntity).findOne({ where: [{ keyHash }, { previousKeyHash: keyHash }], relations: WITH_ACCOUNT }),
+    )) as ApiKeyWithAccountRow | null;
     if (!row) return null;
     const previousKeyExpiresAt = row.previousKeyExpiresAt ? new Date(row.previousKeyExpiresAt) : null;
     return { key: ApiKeyMapper.toDomain(row), keyHash: row.keyHash, previousKeyHash: row.previousKeyHash, previousKeyExpiresAt };
