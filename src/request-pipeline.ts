@@ -24,6 +24,7 @@ import { requestIdFor } from './ops/request-id';
 import { corsOptionsFor, SECURITY_HEADERS } from './ops/security';
 import { annotateServerSpanOnSend } from './ops/server-span';
 import { PlanThrottlerGuard } from './rate-limit/http/plan-throttler.guard';
+import { UnmatchedRouteCharges } from './rate-limit/http/unmatched-route-charges';
 import { UsageRecorder } from './usage/application/usage-recorder';
 
 /*
@@ -104,7 +105,8 @@ export function configureRequestPipeline(app: NestFastifyApplication): void {
   fastify.addHook('preParsing', refuseMalformedHead);
   registerJsonBodyParser(fastify);
 
-  // preHandler: UnmatchedRouteCharges (rate-limit/) adds its own hook, which charges a /v1 request no route matched.
+  // preHandler: a /v1 request no route matched is charged, as the guards charge every other.
+  fastify.addHook('preHandler', app.get(UnmatchedRouteCharges).chargeUnmatchedRoute);
 
   // Nest: the guards, in order, for every route; then the route's interceptors, which its decorators choose
   // (@ConditionalGet(), @TaggedEntity(), @Idempotent()); the pipe; the handler; and the filter for any error.

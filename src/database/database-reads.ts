@@ -59,7 +59,7 @@ export class PrimaryReads implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.owned) await this.source.destroy();
+    if (this.owned && this.source.isInitialized) await this.source.destroy();
   }
 }
 
