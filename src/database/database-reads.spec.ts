@@ -23,6 +23,9 @@ class FakeProbe implements ReplicaProbe {
 function fakeDataSource(name: string, replicaFails = false) {
   const dataSource = {
     destroyed: false,
+    get isInitialized() {
+      return !dataSource.destroyed;
+    },
     createQueryRunner: jest.fn((mode: 'master' | 'slave') => {
       const query = async () => {
         if (replicaFails && mode === 'slave') throw new Error('Connection lost: The server closed the connection.');
@@ -92,6 +95,9 @@ describe('DatabaseReads', () => {
     expect(app.createQueryRunner).not.toHaveBeenCalled();
     await ownReads.onApplicationShutdown();
     expect({ own: own.destroyed, app: app.destroyed }).toEqual({ own: true, app: false });
+    // A pool already closed (a spec that broke the store, say) is not closed again.
+    await ownReads.onApplicationShutdown();
+    expect(own.destroy).toHaveBeenCalledTimes(1);
   });
 
   it('reads on a slave query runner of the app DataSource while every replica is fit, on the primary when asked', async () => {
