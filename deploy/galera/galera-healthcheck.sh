@@ -10,7 +10,7 @@ if [ "$(id -u)" = 0 ]; then exec setpriv --reuid=mysql --regid=mysql --init-grou
 status() {
   printf "(SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '%s')" "$1"
 }
-row=$(mariadb --protocol=socket --user=mysql --batch --skip-column-names -e "SELECT @@wsrep_node_name, @@skip_networking,
+row=$(mariadb --protocol=socket --user=mysql --batch --skip-column-names -e "SET STATEMENT wsrep_sync_wait = 0 FOR SELECT @@wsrep_node_name, @@skip_networking,
   $(status WSREP_LOCAL_STATE_COMMENT), $(status WSREP_CLUSTER_STATUS), $(status WSREP_READY), $(status WSREP_CLUSTER_SIZE)") || exit 1
 IFS=$'\t' read -r node skip_networking state component ready size <<<"$row"
 echo "$node: $state, $component component of $size nodes, ready $ready"

@@ -94,12 +94,13 @@ describeWithCompose('docker-compose.galera.yml over docker-compose.yml', () => {
     expect(check).toContain(`[ "$state" = "$(printf '4\\tON')" ]`);
   });
 
-  it('bootstraps from galera1 alone, and joins the others to it once it is healthy', () => {
+  it('bootstraps from galera1 alone, and joins the others one at a time, each once the node before it is healthy', () => {
     expect(services.get('galera1')).toMatch(/^      GALERA_BOOTSTRAP: "yes"$/m);
     expect(services.get('galera1')).toMatch(/deploy\/galera\/cluster-init\.sql:\/docker-entrypoint-initdb\.d\//);
-    for (const joiner of ['galera2', 'galera3']) {
+    // Two joiners at once can leave one without a donor, so galera3 waits for galera2.
+    for (const [joiner, before] of [['galera2', 'galera1'], ['galera3', 'galera2']]) {
       expect(services.get(joiner)).not.toMatch(/GALERA_BOOTSTRAP|MARIADB_USER|initdb/);
-      expect(services.get(joiner)).toMatch(/^    depends_on:\n      galera1:\n        condition: service_healthy$/m);
+      expect(services.get(joiner)).toMatch(new RegExp(`^    depends_on:\\n      ${before}:\\n        condition: service_healthy$`, 'm'));
     }
   });
 
