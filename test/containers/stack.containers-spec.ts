@@ -73,6 +73,16 @@ async function loadPetNames(key: string): Promise<string[]> {
   return names;
 }
 
+/** The errors nginx logged since `since` (an ISO time), one for each time it tried a replica and could not connect. */
+async function proxyConnectFailures(since: string): Promise<string[]> {
+  const id = (await compose(['ps', '-q', 'proxy'])).stdout.trim();
+  const logs = await run('docker', ['logs', '--since', since, id]);
+  expect(logs.status).toBe(0);
+  return `${logs.stdout}\n${logs.stderr}`
+    .split('\n')
+    .filter((line) => line.includes('[error]') && line.includes('while connecting to upstream') && !line.includes('no live upstreams'));
+}
+
 /** A size as `docker stats` prints it (`123.4MiB`), in bytes. */
 function bytesOf(size: string): number {
   const match = /^([\d.]+)\s*([KMGT]i)?B$/.exec(size.trim());
@@ -236,9 +246,10 @@ describeWithDocker('the compose stack on this machine', () => {
     }
   });
 
-  it('loses no read and no acknowledged create while app1 stops under load', async () => {
+  it('loses no read and no acknowledged create while app1 stops under load, then leaves app1 out, and answers 503 when no replica is left', async () => {
     const limits = ['--plan', 'enterprise', '--per-minute', '100000', '--per-day', '10000000'];
-    const { keys } = await keysOnBothReplicas(limits, 4);
+    const { keys, replicas } = await keysOnBothReplicas(limits, 4);
+    const app1Key = keys[replicas.indexOf('app1')];
 
     const failedReads: string[] = [];
     const acknowledged = new Map<string, Pet>();
@@ -272,6 +283,7 @@ describeWithDocker('the compose stack on this machine', () => {
     const load = Promise.all(keys.map((key, index) => worker(key, index)));
 
     await sleep(3_000);
+    const stoppedAt = new Date().toISOString();
     const stop = await compose(['stop', 'app1'], 60_000);
     expect(stop.status).toBe(0);
     await sleep(5_000);
@@ -298,13 +310,30 @@ describeWithDocker('the compose stack on this machine', () => {
     );
     expect(stored.sort()).toEqual([...acknowledged.values()].map((pet) => pet.name).sort());
 
-    expect((await compose(['start', 'app1'])).status).toBe(0);
-    await waitFor(
-      'app1 healthy again',
-      async () => ((await exec('app1', ['node', '-e', `fetch('http://127.0.0.1:${OPS_PORT}/readyz').then((r) => process.exit(r.ok ? 0 : 1))`])) === '' ? true : undefined),
-      60_000,
-    );
-  });
+    // nginx left the stopped app1 out rather than trying it first for each request of its keys.
+    expect((await proxyConnectFailures(stoppedAt)).length).toBeGreaterThan(0);
+    const readsFrom = new Date().toISOString();
+    for (let index = 0; index < 40; index++) expect((await http(`/v1/pets/${created.id}`, { key: app1Key })).status).toBe(200);
+    const triedApp1 = (await proxyConnectFailures(readsFrom)).length;
+    process.stdout.write(`[stack] app1 stopped under load: ${reads} reads served, ${acknowledged.size} creates acknowledged; then 40 reads of its key tried it ${triedApp1} times\n`);
+    expect(triedApp1).toBeLessThan(10);
+
+    // With no replica left, nginx answers in the service's Error shape, with when to come back.
+    expect((await compose(['stop', 'app2'], 60_000)).status).toBe(0);
+    const none = await http(`/v1/pets/${created.id}`, { key: app1Key });
+    expect({ status: none.status, retryAfter: none.headers.get('retry-after'), type: none.headers.get('content-type') }).toEqual({ status: 503, retryAfter: '2', type: 'application/json' });
+    expect(none.body).toEqual({ code: 'service_unavailable', message: expect.stringContaining('Retry-After'), status: 503 });
+
+    expect((await compose(['start', 'app1', 'app2'])).status).toBe(0);
+    for (const service of ['app1', 'app2']) {
+      await waitFor(
+        `${service} healthy again`,
+        async () => ((await exec(service, ['node', '-e', `fetch('http://127.0.0.1:${OPS_PORT}/readyz').then((r) => process.exit(r.ok ? 0 : 1))`])) === '' ? true : undefined),
+        60_000,
+      );
+    }
+    await waitFor('reads through nginx again', async () => ((await http(`/v1/pets/${created.id}`, { key: app1Key })).status === 200 ? true : undefined), 15_000);
+  }, 5 * 60_000);
 
   it('is removed by compose:down, containers, networks and volumes', async () => {
     await composeScript('down', 5 * 60_000);

@@ -74,6 +74,21 @@ describe('deploy/nginx.conf', () => {
     expect(conf).not.toMatch(/proxy_add_x_forwarded_for|X-Forwarded-Host/);
   });
 
+  it('leaves a failing replica out for 2 s rather than trying it first for every request', () => {
+    expect(conf.match(/^\s*server app\d:3000.*;$/gm)?.map((line) => line.trim())).toEqual([
+      'server app1:3000 max_fails=1 fail_timeout=2s;',
+      'server app2:3000 max_fails=1 fail_timeout=2s;',
+    ]);
+  });
+
+  it('answers its own failures 503 in the service\'s Error shape, with Retry-After', () => {
+    expect(conf).toMatch(/error_page 502 504 = @unavailable;/);
+    const unavailable = /location @unavailable \{([\s\S]*?)\n\s*\}/.exec(conf)?.[1] ?? '';
+    expect(unavailable).toMatch(/add_header Retry-After 2 always;/);
+    const body = /return 503 '(.*)';/.exec(unavailable)?.[1];
+    expect(JSON.parse(body ?? 'null')).toEqual({ code: 'service_unavailable', message: expect.stringContaining('Retry-After'), status: 503 });
+  });
+
   it('proxies nothing to the operators\' port', () => {
     expect(conf).not.toMatch(/:9100/);
   });
