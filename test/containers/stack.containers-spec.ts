@@ -320,8 +320,14 @@ describeWithDocker('the compose stack on this machine', () => {
 
     // With no replica left, nginx answers in the service's Error shape, with when to come back.
     expect((await compose(['stop', 'app2'], 60_000)).status).toBe(0);
-    const none = await http(`/v1/pets/${created.id}`, { key: app1Key });
-    expect({ status: none.status, retryAfter: none.headers.get('retry-after'), type: none.headers.get('content-type') }).toEqual({ status: 503, retryAfter: '2', type: 'application/json' });
+    const none = await http(`/v1/pets/${created.id}`, { key: app1Key, headers: { 'x-request-id': 'containers-spec-no-replica' } });
+    expect({
+      status: none.status,
+      retryAfter: none.headers.get('retry-after'),
+      type: none.headers.get('content-type'),
+      requestId: none.headers.get('x-request-id'),
+      cacheControl: none.headers.get('cache-control'),
+    }).toEqual({ status: 503, retryAfter: '2', type: 'application/json', requestId: 'containers-spec-no-replica', cacheControl: 'private' });
     expect(none.body).toEqual({ code: 'service_unavailable', message: expect.stringContaining('Retry-After'), status: 503 });
 
     expect((await compose(['start', 'app1', 'app2'])).status).toBe(0);

@@ -85,6 +85,7 @@ describe('deploy/nginx.conf', () => {
     expect(conf).toMatch(/error_page 502 504 = @unavailable;/);
     const unavailable = /location @unavailable \{([\s\S]*?)\n\s*\}/.exec(conf)?.[1] ?? '';
     expect(unavailable).toMatch(/add_header Retry-After 2 always;/);
+    expect(unavailable).toMatch(/add_header X-Request-Id \$forwarded_request_id always;/);
     const body = /return 503 '(.*)';/.exec(unavailable)?.[1];
     expect(JSON.parse(body ?? 'null')).toEqual({ code: 'service_unavailable', message: expect.stringContaining('Retry-After'), status: 503 });
   });
